@@ -1,0 +1,1 @@
+"""The REST face: FastAPI routes that translate HTTP to the core and back."""

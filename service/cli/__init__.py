@@ -1,0 +1,1 @@
+"""The `advisor` command line."""

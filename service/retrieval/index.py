@@ -1,0 +1,211 @@
+"""The open knowledge index: hybrid search (Chroma vectors + BM25) over the active collection.
+
+Chunk texts and metadata of the active collection are held in memory (a few
+MB): BM25 is rebuilt from them on open, hits are assembled from them without a
+second round trip, and filters are applied on both sides from the same data.
+Searches only read an immutable snapshot, so concurrent readers need no lock;
+a reload (after another process re-ingested) swaps the snapshot in one step.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from service.catalog import Catalog
+from service.config import Settings
+from service.errors import RetrievalError
+from service.retrieval.bm25 import BM25
+from service.retrieval.embeddings import IndexEmbeddings, embedder_identity, make_embedder
+from service.retrieval.models import Hit, SearchMode
+from service.retrieval.store import ChromaStore, Collection, NotFoundError
+from service.retrieval.text import snippet, tokenize
+
+# Reciprocal-rank fusion constant: 60 is the value of Cormack et al. (2009); see docs/retrieval.md.
+RRF_K = 60
+# Candidates taken from each side before fusion.
+POOL = 50
+
+
+@dataclass(frozen=True)
+class _Snapshot:
+    """Everything a search reads, for one collection."""
+
+    collection: Collection
+    ids: list[str]
+    texts: list[str]
+    metadatas: list[dict[str, Any]]
+    row_of: dict[str, int]
+    bm25: BM25
+
+
+class KnowledgeIndex:
+    def __init__(self, store: ChromaStore, embedder: IndexEmbeddings, settings: Settings) -> None:
+        self._store = store
+        self._embedder = embedder
+        self._dense_weight = settings.dense_weight
+        self._bm25_weight = settings.bm25_weight
+        self._reload_lock = threading.Lock()
+        self._snapshot = self._load()
+
+    # -- public --------------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        *,
+        k: int = 5,
+        language: str | None = None,
+        topics: list[str] | None = None,
+        mode: SearchMode = "hybrid",
+    ) -> list[Hit]:
+        """The k best chunks for a question; language and topics (any of them) filter before ranking."""
+        snap = self._snapshot
+        terms = tokenize(query)
+        try:
+            dense = self._dense(snap, query, language, topics) if mode != "bm25" else []
+        except NotFoundError:
+            # Another process re-ingested and deleted this collection: follow the pointer once.
+            snap = self.reload()
+            dense = self._dense(snap, query, language, topics)
+        lexical = self._lexical(snap, terms, language, topics) if mode != "dense" else []
+        if mode == "dense":
+            ranked = dense
+        elif mode == "bm25":
+            ranked = lexical
+        else:
+            ranked = self._fuse(dense, lexical)
+        query_terms = set(terms)
+        return [self._hit(snap, row, score, query_terms) for row, score in ranked[:k]]
+
+    def get(self, chunk_id: str) -> Hit | None:
+        snap = self._snapshot
+        row = snap.row_of.get(chunk_id)
+        return None if row is None else self._hit(snap, row, 0.0, set())
+
+    @property
+    def info(self) -> dict[str, Any]:
+        snap = self._snapshot
+        manifest = snap.collection.metadata or {}
+        return {
+            "collection": snap.collection.name,
+            "embedder": manifest.get("embedder", ""),
+            "chunks": len(snap.ids),
+            "documents": manifest.get("documents", 0),
+            "built_at": manifest.get("built_at", ""),
+            "store": self._store.location,
+        }
+
+    def reload(self) -> _Snapshot:
+        """Re-read the pointer and load whatever collection it names now."""
+        with self._reload_lock:
+            self._snapshot = self._load()
+            return self._snapshot
+
+    # -- internals -----------------------------------------------------------
+    def _load(self) -> _Snapshot:
+        collection = self._store.active()
+        if collection is None:
+            raise RetrievalError(f"no knowledge index in {self._store.location}; run `advisor ingest`")
+        stored_embedder = (collection.metadata or {}).get("embedder")
+        if stored_embedder != self._embedder.identity:
+            raise RetrievalError(
+                f"the index was built with {stored_embedder}, but the configured embedder is "
+                f"{self._embedder.identity}; run `advisor ingest` to rebuild it"
+            )
+        stored = collection.get(include=["documents", "metadatas"])
+        order = sorted(range(len(stored["ids"])), key=lambda i: stored["ids"][i])
+        ids = [stored["ids"][i] for i in order]
+        texts = [stored["documents"][i] or "" for i in order]
+        metadatas = [dict(stored["metadatas"][i]) for i in order]
+        bm25 = BM25([tokenize(_searchable(meta, text)) for meta, text in zip(metadatas, texts, strict=True)])
+        return _Snapshot(collection, ids, texts, metadatas, {cid: row for row, cid in enumerate(ids)}, bm25)
+
+    def _dense(self, snap: _Snapshot, query: str, language: str | None, topics: list[str] | None) -> list[tuple[int, float]]:
+        vector = self._embedder.encode([query])
+        try:
+            result = snap.collection.query(
+                query_embeddings=vector,
+                n_results=min(POOL, len(snap.ids)),
+                where=_where(language, topics),
+                include=["distances"],
+            )
+        except NotFoundError:
+            raise
+        except Exception as exc:
+            raise RetrievalError(f"the vector search failed: {exc}") from exc
+        return [(snap.row_of[cid], 1.0 - float(d)) for cid, d in zip(result["ids"][0], result["distances"][0], strict=True)]
+
+    def _lexical(self, snap: _Snapshot, terms: list[str], language: str | None, topics: list[str] | None) -> list[tuple[int, float]]:
+        scores = snap.bm25.scores(terms)
+        if language or topics:
+            allowed = np.array([_matches(meta, language, topics) for meta in snap.metadatas], dtype=bool)
+            scores = np.where(allowed, scores, 0.0)
+        candidates = np.flatnonzero(scores > 0)
+        best = candidates[np.argsort(-scores[candidates], kind="stable")][:POOL]
+        return [(int(row), float(scores[row])) for row in best]
+
+    def _fuse(self, dense: list[tuple[int, float]], lexical: list[tuple[int, float]]) -> list[tuple[int, float]]:
+        """Weighted reciprocal-rank fusion: robust to the two sides' incomparable score scales."""
+        fused: dict[int, float] = {}
+        for weight, ranking in ((self._dense_weight, dense), (self._bm25_weight, lexical)):
+            for rank, (row, _) in enumerate(ranking, start=1):
+                fused[row] = fused.get(row, 0.0) + weight / (RRF_K + rank)
+        return sorted(fused.items(), key=lambda item: -item[1])
+
+    def _hit(self, snap: _Snapshot, row: int, score: float, query_terms: set[str]) -> Hit:
+        meta, text = snap.metadatas[row], snap.texts[row]
+        sources = json.loads(str(meta.get("sources") or "[]"))
+        first = sources[0] if sources else {"title": "", "url": ""}
+        return Hit(
+            id=snap.ids[row],
+            doc_id=str(meta["doc_id"]),
+            language=meta["language"],
+            title=str(meta["title"]),
+            heading=str(meta.get("heading", "")),
+            topics=list(meta.get("topics") or []),
+            source=first["title"],
+            url=first["url"],
+            sources=sources,
+            score=round(score, 6),
+            snippet=snippet(text, query_terms),
+            text=text,
+        )
+
+
+def _searchable(meta: dict[str, Any], text: str) -> str:
+    """BM25 sees what the embedder saw: title, heading path, body."""
+    return "\n".join(part for part in (str(meta.get("title", "")), str(meta.get("context", "")), text) if part)
+
+
+def _matches(meta: dict[str, Any], language: str | None, topics: list[str] | None) -> bool:
+    if language and meta.get("language") != language:
+        return False
+    return not topics or bool(set(topics).intersection(meta.get("topics") or []))
+
+
+def _where(language: str | None, topics: list[str] | None) -> dict[str, Any] | None:
+    clauses: list[dict[str, Any]] = []
+    if language:
+        clauses.append({"language": language})
+    if topics:
+        topic_clauses = [{"topics": {"$contains": t}} for t in topics]
+        clauses.append(topic_clauses[0] if len(topic_clauses) == 1 else {"$or": topic_clauses})
+    if not clauses:
+        return None
+    return clauses[0] if len(clauses) == 1 else {"$and": clauses}
+
+
+def open_index(settings: Settings, catalog: Catalog) -> KnowledgeIndex:
+    """Open the active index; on a store without one (first start), ingest first."""
+    from service.retrieval.ingest import ingest
+
+    store = ChromaStore(settings)
+    active = store.active()
+    if active is None or (active.metadata or {}).get("embedder") != embedder_identity(settings):
+        # First start, or the configured embedder changed: the index must be (re)built before it can serve.
+        ingest(settings, catalog)
+    return KnowledgeIndex(store, make_embedder(settings), settings)

@@ -1,0 +1,125 @@
+"""Words for BM25 and snippets: jieba for Chinese, lowercase words and numbers for Latin text.
+
+Latin compounds such as "p5.48xlarge" or "a100-80g" are kept whole and also
+split into their parts, so "A100" in a question matches "A100-80G" in a card.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import unicodedata
+
+import jieba
+
+from service.retrieval.terms import TERMS_ZH
+
+SNIPPET_CHARS = 240
+_CJK_RUN = r"[\u3400-\u9fff\uf900-\ufaff]+"
+_LATIN_RUN = r"[a-z0-9]+(?:[._+/\-][a-z0-9]+)*"  # joiners . _ + / - keep Standard_ND96isr_H100_v5 whole
+_RUNS = re.compile(f"({_CJK_RUN})|({_LATIN_RUN})")
+_PARTS = re.compile(r"[a-z0-9]+")
+_HAS_LETTER = re.compile(r"[a-z]")
+
+STOPWORDS_EN = frozenset(
+    "a an the and or but of to in on at by for from with without into onto over under about as is are was were be "
+    "been being do does did doing have has had having i me my we our you your it its this that these those there "
+    "here what which who whom whose when where why how can could should would will shall may might must not no "
+    "if then than so such very just also any all each some more most much many other only own same too up down "
+    "out off again further once per via vs".split()
+)
+STOPWORDS_ZH = frozenset(
+    "的 了 是 吗 呢 吧 啊 呀 和 与 及 或 在 有 我 我们 你 你们 他 她 它 这 那 这个 那个 这些 那些 怎么 怎样 如何 "
+    "什么 哪些 哪个 为什么 多少 几 个 一个 一下 要 会 能 可以 就 都 也 还 把 被 让 给 对 从 到 用 以 及其 而 "
+    "并 等 中 上 下 里 时 时候 之 其 该 请问 请".split()
+)
+
+_jieba_lock = threading.Lock()
+_jieba_ready = False
+
+
+def _ensure_jieba() -> None:
+    """Load jieba's dictionary once, quietly, with our technical terms added."""
+    global _jieba_ready
+    if _jieba_ready:
+        return
+    with _jieba_lock:
+        if _jieba_ready:
+            return
+        jieba.setLogLevel(logging.WARNING)  # it announces dictionary loading on stderr otherwise
+        jieba.initialize()
+        for term in TERMS_ZH:
+            jieba.add_word(term)
+        _jieba_ready = True
+
+
+def normalize(text: str) -> str:
+    """NFKC folds full-width letters and digits (Ａ１００ -> A100); lowercase for matching."""
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+def _stem(word: str) -> str:
+    """Fold English plurals so 'checkpoints' matches 'checkpoint'; nothing more aggressive."""
+    if not word.isalpha():  # model names such as l40s, h100s are names, not plurals
+        return word
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "is")):
+        return word[:-1]
+    return word
+
+
+def tokenize(text: str) -> list[str]:
+    """Search terms of a text, in order, with repeats (BM25 counts them)."""
+    _ensure_jieba()
+    tokens: list[str] = []
+    for match in _RUNS.finditer(normalize(text)):
+        cjk, latin = match.groups()
+        if cjk:
+            tokens.extend(w for w in jieba.cut_for_search(cjk, HMM=False) if w not in STOPWORDS_ZH)
+            continue
+        if latin in STOPWORDS_EN:
+            continue
+        tokens.append(_stem(latin))
+        parts = _PARTS.findall(latin)
+        if len(parts) > 1 and _HAS_LETTER.search(latin):
+            tokens.extend(_stem(p) for p in parts if p not in STOPWORDS_EN)
+    return tokens
+
+
+def snippet(text: str, query_terms: set[str], limit: int = SNIPPET_CHARS) -> str:
+    """The stretch of text around the sentence that shares the most terms with the query."""
+    sentences = _snippet_sentences(text)
+    if not sentences:
+        return ""
+    scores = [len(query_terms.intersection(tokenize(s))) for s in sentences]
+    best = max(range(len(sentences)), key=lambda i: (scores[i], -i))
+    start = end = best
+    length = len(sentences[best])
+    while end + 1 < len(sentences) and length + 1 + len(sentences[end + 1]) <= limit:
+        end += 1
+        length += 1 + len(sentences[end])
+    while start > 0 and length + 1 + len(sentences[start - 1]) <= limit:
+        start -= 1
+        length += 1 + len(sentences[start])
+    window = _join(sentences[start : end + 1])
+    if len(window) > limit:
+        window = window[: limit - 1].rstrip() + "…"
+    return window
+
+
+def _snippet_sentences(text: str) -> list[str]:
+    plain = re.sub(r"^\s*(```|~~~|#+\s).*$", " ", text, flags=re.MULTILINE)  # fences and heading lines
+    plain = re.sub(r"^\s*([-*+]|\d+\.)\s+", "", plain, flags=re.MULTILINE)  # list markers
+    plain = re.sub(r"[*_`|]+", "", plain)
+    plain = re.sub(r"\s+", " ", plain).strip()
+    parts = re.split(r"(?<=[。！？；])|(?<=[.!?;])\s+", plain)
+    return [p.strip() for p in parts if p and p.strip()]
+
+
+def _join(sentences: list[str]) -> str:
+    text = sentences[0]
+    for sentence in sentences[1:]:
+        text += sentence if text[-1:] in "。！？；" else " " + sentence
+    return text

@@ -1,0 +1,76 @@
+"""The long-lived parts of a running advisor, built once from Settings.
+
+Channels (REST, CLI, Slack) get their catalog, knowledge index and answer
+pipeline from here instead of constructing their own, so every channel runs
+the same components with the same configuration.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import TYPE_CHECKING
+
+from service.catalog import Catalog, default_catalog
+from service.config import Settings
+from service.errors import RetrievalError
+
+if TYPE_CHECKING:
+    from service.retrieval import KnowledgeIndex
+
+log = logging.getLogger("advisor.runtime")
+
+
+class Runtime:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        # Loading the catalog validates it: a bad entry stops start-up here.
+        self.catalog: Catalog = default_catalog(settings.knowledge_dir)
+        self._index: KnowledgeIndex | None = None
+        self._index_error: BaseException | None = None
+        self._index_ready = threading.Event()
+        self._lock = threading.Lock()
+
+    # -- knowledge index -----------------------------------------------------
+    def open_index(self) -> KnowledgeIndex:
+        """Open the index (ingesting first if none exists); idempotent and thread-safe."""
+        with self._lock:
+            if self._index is None:
+                from service.retrieval import open_index
+
+                try:
+                    self._index = open_index(self.settings, self.catalog)
+                except BaseException as exc:  # kept for /readyz to report
+                    self._index_error = exc
+                    raise
+                self._index_ready.set()
+            return self._index
+
+    def open_index_in_background(self) -> threading.Thread:
+        def run() -> None:
+            try:
+                self.open_index()
+            except Exception:
+                log.exception("opening the knowledge index failed")
+
+        thread = threading.Thread(target=run, name="advisor-index", daemon=True)
+        thread.start()
+        return thread
+
+    @property
+    def index(self) -> KnowledgeIndex:
+        if self._index is None:
+            if self._index_error is not None:
+                raise RetrievalError(f"the knowledge index failed to open: {self._index_error}")
+            raise RetrievalError("the knowledge index is still being prepared")
+        return self._index
+
+    @property
+    def index_ready(self) -> bool:
+        return self._index_ready.is_set()
+
+    def wait_index(self, timeout: float | None = None) -> bool:
+        return self._index_ready.wait(timeout)
+
+    def close(self) -> None:
+        pass

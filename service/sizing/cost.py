@@ -1,0 +1,267 @@
+"""Cost: GPU-hours × price across catalog instances, and cloud vs on-prem break-even."""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from service.catalog import Catalog, InstanceType
+from service.errors import InputError, Problem
+from service.sizing import references as ref
+from service.sizing.base import SizingRequest, SizingResult
+from service.sizing.compute import TrainingTimeRequest, training_time
+from service.sizing.work import Ledger, sig
+
+Pricing = Literal["on-demand", "reserved", "spot"]
+Currency = Literal["USD", "CNY"]
+
+DEFAULT_FX_CNY_PER_USD = 7.1
+# Used only when the catalog has no reserved/spot price for an instance.
+RESERVED_DISCOUNT = 0.35
+SPOT_DISCOUNT = 0.60
+HOURS_PER_YEAR = 8760.0
+
+# Rough street price of one GPU plus its share of the server (USD). No authoritative
+# public source exists: every result using these says so and asks for a real quote.
+CAPEX_PER_GPU_USD = {
+    "b200": 50_000, "h200": 40_000, "h100-sxm": 35_000, "h800": 35_000, "h100-nvl": 32_000, "h100-pcie": 30_000,
+    "mi300x": 25_000, "ascend-910b": 20_000, "a100-80gb-sxm": 18_000, "a100-80gb-pcie": 16_000, "h20": 15_000,
+    "a100-40gb-sxm": 14_000, "a100-40gb-pcie": 12_000, "l40s": 12_000, "a10": 5_000, "a10g": 5_000, "l4": 4_000,
+    "t4": 3_000, "rtx-4090": 3_000,
+}
+
+
+def convert(amount: float, from_currency: str, to_currency: str, fx: float) -> float:
+    if from_currency == to_currency:
+        return amount
+    return amount * fx if to_currency == "CNY" else amount / fx
+
+
+class InstancePrice(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    instance: str
+    provider: str
+    name: str
+    gpu: str
+    gpu_count: int
+    pricing: Pricing
+    price_per_hour: float = Field(description="whole instance, in the result currency")
+    price_per_gpu_hour: float
+    price_basis: Literal["catalog", "default-discount"]
+    region: str
+    as_of: str
+    confidence: str
+
+
+def instance_price(inst: InstanceType, pricing: str, currency: str, fx: float, ledger: Ledger | None = None) -> InstancePrice:
+    price = inst.price
+    basis = "catalog"
+    if pricing == "on-demand":
+        hourly = price.on_demand_per_hour
+    elif pricing == "reserved":
+        hourly = price.reserved_1y_per_hour or price.on_demand_per_hour * (1 - RESERVED_DISCOUNT)
+        basis = "catalog" if price.reserved_1y_per_hour else "default-discount"
+    else:
+        hourly = price.spot_per_hour or price.on_demand_per_hour * (1 - SPOT_DISCOUNT)
+        basis = "catalog" if price.spot_per_hour else "default-discount"
+    if ledger is not None and basis == "default-discount":
+        pct = RESERVED_DISCOUNT if pricing == "reserved" else SPOT_DISCOUNT
+        ledger.assume(f"{pricing}_discount", f"Where the catalog has no {pricing} price, {pct:.0%} off on-demand is assumed (typical, varies by provider and time).",
+                      f"目录中没有{_PRICING_ZH[pricing]}价格时，按按需价格打 {1 - pct:.0%} 的折扣估算（典型值，随云厂商和时间变化）。")
+    hourly = convert(hourly, price.currency, currency, fx)
+    return InstancePrice(
+        instance=inst.id, provider=inst.provider, name=inst.name, gpu=inst.gpu, gpu_count=inst.gpu_count, pricing=pricing,
+        price_per_hour=sig(hourly), price_per_gpu_hour=sig(hourly / inst.gpu_count), price_basis=basis, region=price.region,
+        as_of=price.as_of.isoformat(), confidence=inst.confidence,
+    )
+
+
+_PRICING_ZH = {"on-demand": "按需", "reserved": "预留", "spot": "竞价"}
+
+
+def cheapest_instance(catalog: Catalog, gpu_id: str, pricing: str = "on-demand", currency: str = "USD", fx: float = DEFAULT_FX_CNY_PER_USD) -> InstancePrice | None:
+    prices = [instance_price(i, pricing, currency, fx) for i in catalog.instances_for(gpu_id)]
+    return min(prices, key=lambda p: p.price_per_gpu_hour, default=None)
+
+
+class CostRequest(SizingRequest):
+    gpu_hours: float | None = Field(default=None, gt=0, le=1e10)
+    gpu: str | None = Field(default=None, max_length=80, description="restrict to this GPU")
+    model: str | None = Field(default=None, max_length=120, description="with tokens: price the run on every GPU type")
+    params_b: float | None = Field(default=None, gt=0, le=100_000)
+    tokens: float | None = Field(default=None, gt=0, le=1e16)
+    gpus: int = Field(default=8, ge=1, le=1_000_000, description="GPUs the run uses (instances are rented whole)")
+    min_gpu_memory_gib: float | None = Field(default=None, gt=0, le=10_000)
+    pricing: Pricing = "on-demand"
+    provider: str | None = Field(default=None, max_length=40)
+    currency: Currency = "USD"
+    fx_cny_per_usd: float = Field(default=DEFAULT_FX_CNY_PER_USD, gt=0, le=100)
+
+
+class CostOption(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    price: InstancePrice
+    instances: int
+    gpu_hours: float
+    hours: float
+    total_cost: float
+
+
+class CostResult(SizingResult):
+    tool: Literal["cost"] = "cost"
+    currency: Currency
+    pricing: Pricing
+    options: list[CostOption] = Field(description="cheapest first")
+    cheapest: CostOption | None
+
+
+def estimate_cost(req: CostRequest, catalog: Catalog) -> CostResult:
+    ledger = Ledger()
+    currency = ledger.field(req, "currency")
+    pricing = ledger.field(req, "pricing")
+    gpus = ledger.field(req, "gpus")
+    instances = list(catalog.instances.values())
+    if req.provider:
+        ledger.given("provider", req.provider)
+        instances = [i for i in instances if i.provider == req.provider.lower()]
+    if req.gpu:
+        gpu_id = catalog.gpu(req.gpu).id
+        ledger.given("gpu", gpu_id)
+        instances = [i for i in instances if i.gpu == gpu_id]
+    if req.min_gpu_memory_gib:
+        ledger.given("min_gpu_memory_gib", req.min_gpu_memory_gib, "GiB")
+        instances = [i for i in instances if catalog.gpus[i.gpu].memory_gb >= req.min_gpu_memory_gib]
+    fx = req.fx_cny_per_usd
+    if any(i.price.currency != currency for i in instances):
+        fx = ledger.field(req, "fx_cny_per_usd", "CNY/USD", "approximate 2026 rate; set today's")
+    hours_by_gpu = _hours_by_gpu(req, catalog, {i.gpu for i in instances}, gpus, ledger)
+    options = []
+    for inst in instances:
+        if inst.gpu not in hours_by_gpu:
+            continue
+        price = instance_price(inst, pricing, currency, fx, ledger)
+        hours = hours_by_gpu[inst.gpu]
+        count = math.ceil(gpus / inst.gpu_count)
+        total = count * price.price_per_hour * hours
+        options.append(CostOption(price=price, instances=count, gpu_hours=sig(hours * gpus), hours=sig(hours), total_cost=sig(total)))
+    options.sort(key=lambda o: o.total_cost)
+    if options:
+        ledger.step("cost.cheapest", "instances · price/hour · hours", options[0].total_cost, currency)
+    ledger.assume("prices_snapshot", "Prices are catalog snapshots (see each option's date and region); check the provider's page before buying.",
+                  "价格为目录快照（见各选项的日期和地域），购买前请以云厂商官网为准。")
+    ledger.cite(ref.SKYPILOT.title, ref.SKYPILOT.url)
+    return CostResult(currency=currency, pricing=pricing, options=options, cheapest=options[0] if options else None, work=ledger.work())
+
+
+def _hours_by_gpu(req: CostRequest, catalog: Catalog, gpu_ids: set[str], gpus: int, ledger: Ledger) -> dict[str, float]:
+    if req.gpu_hours is not None:
+        ledger.given("gpu_hours", req.gpu_hours, "GPU-h")
+        if req.gpu is None:
+            ledger.assume("same_hours", "The same GPU-hours are priced on every GPU type; give a model and tokens to account for speed differences.",
+                          "各类 GPU 按相同的 GPU 小时数计价；给出模型和 token 数可按各 GPU 的速度差异折算。")
+        return {g: req.gpu_hours / gpus for g in gpu_ids}
+    if req.tokens is None or (req.model is None and req.params_b is None):
+        raise InputError([Problem("gpu_hours", "give gpu_hours, or a model (or params_b) with tokens",
+                                  "请给出 gpu_hours（GPU 小时数），或给出模型（或 params_b）及 tokens",
+                                  allowed="gpu_hours > 0, or model + tokens")])
+    hours: dict[str, float] = {}
+    for gpu_id in sorted(gpu_ids):
+        timing = training_time(TrainingTimeRequest(model=req.model, params_b=req.params_b, tokens=req.tokens, gpu=gpu_id, gpus=gpus), catalog)
+        hours[gpu_id] = timing.hours.typical
+    ledger.given("tokens", req.tokens, "tokens")
+    ledger.assume("typical_mfu", "Run time per GPU type uses the training-time tool at typical MFU.", "每类 GPU 的运行时间取 training-time 工具在典型 MFU 下的结果。")
+    return hours
+
+
+class BreakEvenRequest(SizingRequest):
+    gpu: str = Field(min_length=1, max_length=80)
+    gpus: int = Field(default=8, ge=1, le=1_000_000)
+    utilization: float = Field(default=0.6, gt=0, le=1, description="fraction of the year the GPUs do useful work")
+    capex_per_gpu: float | None = Field(default=None, gt=0, le=10_000_000, description="USD per GPU including its share of server, network and storage")
+    years: float = Field(default=4.0, gt=0, le=15, description="depreciation period")
+    power_price_kwh: float = Field(default=0.10, gt=0, le=10, description="USD per kWh")
+    pue: float = Field(default=1.58, ge=1, le=4)
+    system_power_factor: float = Field(default=1.8, ge=1, le=5, description="server power per watt of GPU TDP")
+    ops_fraction: float = Field(default=0.10, ge=0, le=2, description="yearly operations (staff, space, support) as a share of capex")
+    cloud_price_per_gpu_hour: float | None = Field(default=None, gt=0, le=10_000, description="USD; default: cheapest catalog instance")
+    pricing: Literal["on-demand", "reserved"] = "on-demand"
+    currency: Currency = "USD"
+    fx_cny_per_usd: float = Field(default=DEFAULT_FX_CNY_PER_USD, gt=0, le=100)
+
+
+class BreakEvenResult(SizingResult):
+    tool: Literal["break-even"] = "break-even"
+    gpu: str
+    gpus: int
+    currency: Currency
+    utilization: float
+    cloud_price_per_gpu_hour: float
+    capex: float
+    onprem_yearly_cost: float = Field(description="depreciation + power + operations")
+    cloud_yearly_cost: float = Field(description="at this utilization (on-demand bills used hours; reserved bills every hour)")
+    break_even_utilization: float | None = Field(description="utilization above which on-prem is cheaper; null if never")
+    months_to_recover_capex: float | None
+    cheaper: Literal["cloud", "on-prem"]
+
+
+def break_even(req: BreakEvenRequest, catalog: Catalog) -> BreakEvenResult:
+    ledger = Ledger()
+    gpu = catalog.gpu(req.gpu)
+    ledger.given("gpu", gpu.id)
+    gpus = ledger.field(req, "gpus")
+    util = ledger.field(req, "utilization", "", "a busy shared cluster; 0.8+ is where on-prem usually wins")
+    currency = ledger.field(req, "currency")
+    fx = req.fx_cny_per_usd
+    if currency == "CNY":
+        ledger.field(req, "fx_cny_per_usd", "CNY/USD", "approximate 2026 rate")
+    if req.capex_per_gpu is not None:
+        capex_gpu = ledger.given("capex_per_gpu", req.capex_per_gpu, "USD")
+    else:
+        capex_gpu = ledger.default("capex_per_gpu", CAPEX_PER_GPU_USD.get(gpu.id, 20_000), "USD", "rough street price incl. server share; replace with your quote")
+        ledger.warn("capex_assumed", "Capex is a rough default, not a quote: pass capex_per_gpu for a real comparison.",
+                    "资本支出使用的是粗略默认值而非报价：请传入 capex_per_gpu 以得到可靠的比较。", "info")
+    years = ledger.field(req, "years", "years", "typical GPU depreciation")
+    kwh_price = ledger.field(req, "power_price_kwh", "USD/kWh", "assumption; set your tariff")
+    pue = ledger.field(req, "pue", "", "Uptime Institute 2023 average")
+    factor = ledger.field(req, "system_power_factor", "x", "DGX H100: 10.2 kW max for 8 x 700 W GPUs")
+    ops = ledger.field(req, "ops_fraction", "", "assumption: staff, space, support contracts")
+    capex = ledger.step("onprem.capex", "capex_per_gpu·gpus", capex_gpu * gpus, "USD")
+    power_kw = gpu.tdp_w * factor * gpus / 1000
+    energy = ledger.step("onprem.energy_per_year", "TDP·factor·gpus·PUE·8760·utilization·$/kWh", power_kw * pue * HOURS_PER_YEAR * util * kwh_price, "USD")
+    onprem = ledger.step("onprem.yearly", "capex/years + energy + ops·capex", capex / years + energy + ops * capex, "USD")
+    if req.cloud_price_per_gpu_hour is not None:
+        cloud_rate = ledger.given("cloud_price_per_gpu_hour", req.cloud_price_per_gpu_hour, "USD/GPU-h")
+    else:
+        cheapest = cheapest_instance(catalog, gpu.id, req.pricing, "USD", fx)
+        if cheapest is None:
+            raise InputError([Problem("cloud_price_per_gpu_hour", f"the catalog has no cloud instance with {gpu.name}; give cloud_price_per_gpu_hour",
+                                      f"目录中没有配备 {gpu.name} 的云实例；请给出 cloud_price_per_gpu_hour")])
+        cloud_rate = ledger.from_catalog("cloud_price_per_gpu_hour", cheapest.price_per_gpu_hour, "USD/GPU-h", f"{cheapest.instance} ({req.pricing}, {cheapest.as_of})")
+    billed = 1.0 if req.pricing == "reserved" else util
+    cloud = ledger.step("cloud.yearly", "price·gpus·8760·(utilization if on-demand else 1)", cloud_rate * gpus * HOURS_PER_YEAR * billed, "USD")
+    fixed = capex / years + ops * capex
+    energy_per_util = energy / util
+    cloud_per_util = cloud_rate * gpus * HOURS_PER_YEAR
+    if req.pricing == "reserved":
+        break_util = None if cloud_per_util <= fixed + energy_per_util else 0.0
+    else:
+        margin = cloud_per_util - energy_per_util
+        break_util = fixed / margin if margin > 0 and fixed / margin <= 1 else None
+    if break_util is not None:
+        ledger.step("breakeven.utilization", "fixed yearly / (cloud per full year − energy per full year)", break_util, "")
+    monthly_gain = (cloud - energy - ops * capex) / 12
+    months = capex / monthly_gain if monthly_gain > 0 else None
+    for c in (ref.DGX_H100, ref.UPTIME_PUE):
+        ledger.cite(c.title, c.url)
+
+    def cur(x: float) -> float:
+        return sig(convert(x, "USD", currency, fx))
+
+    return BreakEvenResult(
+        gpu=gpu.id, gpus=gpus, currency=currency, utilization=util, cloud_price_per_gpu_hour=cur(cloud_rate), capex=cur(capex),
+        onprem_yearly_cost=cur(onprem), cloud_yearly_cost=cur(cloud), break_even_utilization=sig(break_util, 3) if break_util is not None else None,
+        months_to_recover_capex=sig(months, 3) if months is not None else None, cheaper="on-prem" if onprem < cloud else "cloud",
+        work=ledger.work(),
+    )

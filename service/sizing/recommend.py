@@ -1,0 +1,476 @@
+"""Tier recommendation: a Workload in, a concrete configuration with time, cost, memory fit,
+bottleneck warnings and alternatives out.
+
+Search: for every GPU type that can be rented (or the one the user pinned), find
+the fewest GPUs whose per-GPU memory fits (trying ZeRO-2, then ZeRO-3/FSDP, with
+selective then full recomputation) and that finish by the deadline at typical
+MFU; a rented instance's spare GPUs are used. The recommendation is the smallest
+tier that meets the deadline and budget, and the cheapest option within it;
+alternatives are the fastest, the cheapest overall, and the one with the fewest
+GPUs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from service.catalog import Catalog, GpuSpec, TierProfile
+from service.errors import InputConflictError, Problem
+from service.sizing.base import Method, SizingResult, TrainPrecision
+from service.sizing.compute import (
+    Band,
+    TrainingTimeRequest,
+    TrainingTimeResult,
+    WorkloadTokens,
+    default_goodput,
+    flops_per_token,
+    mfu_band,
+    resolve_tokens,
+    training_time,
+)
+from service.sizing.cost import (
+    DEFAULT_FX_CNY_PER_USD,
+    BreakEvenRequest,
+    BreakEvenResult,
+    Currency,
+    InstancePrice,
+    Pricing,
+    break_even,
+    instance_price,
+)
+from service.sizing.inference import InferenceRequest, InferenceResult, estimate_inference
+from service.sizing.memory import (
+    TIGHT_ABOVE,
+    TrainingMemoryRequest,
+    TrainingMemoryResult,
+    check_method,
+    estimate_training_memory,
+    plan_memory,
+    resolve_precision,
+)
+from service.sizing.shapes import ModelShape, resolve_shape
+from service.sizing.storage import CheckpointRequest, checkpoint
+from service.sizing.work import Ledger, NullLedger, sig
+
+Tier = Literal["entry", "mid", "production"]
+TIER_RANK = {"entry": 0, "mid": 1, "production": 2}
+DEFAULT_TARGET_HOURS = 30 * 24.0
+MAX_GPUS = 65_536
+SHARDINGS = ("zero2", "zero3")
+
+
+class Workload(WorkloadTokens):
+    task: Literal["pretrain", "fine-tune", "inference"] = "fine-tune"
+    method: Method = "full"
+    deadline_hours: float | None = Field(default=None, gt=0, le=24 * 365 * 10)
+    budget: float | None = Field(default=None, gt=0, le=1e12)
+    currency: Currency = "USD"
+    fx_cny_per_usd: float = Field(default=DEFAULT_FX_CNY_PER_USD, gt=0, le=100)
+    precision: TrainPrecision | None = None
+    data_sensitivity: Literal["public", "internal", "restricted"] = Field(default="internal", description="restricted: data may not leave your premises")
+    yearly_utilization: float | None = Field(default=None, gt=0, le=1, description="expected share of the year the GPUs stay busy")
+    gpu: str | None = Field(default=None, max_length=80, description="pin a GPU type")
+    gpus: int | None = Field(default=None, ge=1, le=MAX_GPUS, description="pin a GPU count")
+    pricing: Pricing = "on-demand"
+    concurrency: int = Field(default=1, ge=1, le=100_000, description="inference: sequences served at once")
+    context_len: int | None = Field(default=None, ge=1, le=10_000_000, description="inference: tokens per sequence")
+
+
+class Configuration(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    gpu: str
+    gpu_name: str
+    gpus: int
+    nodes: int
+    gpus_per_node: int
+    instance: InstancePrice | None
+    cpu: str
+    cpu_cores_per_node: int
+    ram_gb_per_node: float
+    storage: str
+    network: str
+    precision: str
+    sharding: str
+    recompute: str
+    per_gpu_memory_gib: float
+    gpu_memory_gib: float
+
+
+class Option(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    label: Literal["recommended", "fastest", "cheapest", "fewest-gpus", "other-gpu"]
+    tier: Tier
+    configuration: Configuration
+    hours: Band | None
+    cost: Band | None = Field(description="in the workload currency: low at high MFU")
+    cost_per_hour: float | None
+    meets_deadline: bool | None
+    within_budget: bool | None
+
+
+class Recommendation(SizingResult):
+    tool: Literal["recommend"] = "recommend"
+    task: str
+    method: str
+    model: str
+    params_b: float
+    tokens: float | None
+    currency: Currency
+    tier: Tier
+    tier_name_en: str
+    tier_name_zh: str
+    recommended: Option
+    alternatives: list[Option]
+    deployment: Literal["cloud", "on-prem", "hybrid"]
+    deployment_reason_en: str
+    deployment_reason_zh: str
+    checkpoint_gb: float | None
+    memory: TrainingMemoryResult | None = None
+    timing: TrainingTimeResult | None = None
+    inference: InferenceResult | None = None
+    break_even: BreakEvenResult | None = None
+
+
+@dataclass
+class _Candidate:
+    gpu: GpuSpec
+    gpus: int
+    precision: str
+    sharding: str
+    recompute: str
+    per_gpu_bytes: float
+    hours: Band | None
+    price: InstancePrice | None
+
+    def cost(self, currency_rate: float = 1.0) -> Band | None:
+        if self.hours is None or self.price is None:
+            return None
+        n_inst = math.ceil(self.gpus / self.price.gpu_count)
+        hourly = n_inst * self.price.price_per_hour
+        return Band(low=sig(hourly * self.hours.low), typical=sig(hourly * self.hours.typical), high=sig(hourly * self.hours.high))
+
+    @property
+    def cost_per_hour(self) -> float | None:
+        return None if self.price is None else sig(math.ceil(self.gpus / self.price.gpu_count) * self.price.price_per_hour)
+
+
+def tier_for(gpus: int, gpus_per_node: int = 8) -> Tier:
+    if gpus == 1:
+        return "entry"
+    return "mid" if gpus <= gpus_per_node else "production"
+
+
+def _ladder(minimum: float) -> int:
+    """Round a GPU count up to 1, 2, 4, 8, then whole 8-GPU nodes."""
+    whole = max(1, math.ceil(minimum - 1e-9))
+    if whole <= 8:
+        return 1 << (whole - 1).bit_length()
+    return 8 * math.ceil(whole / 8)
+
+
+def recommend(req: Workload, catalog: Catalog) -> Recommendation:
+    ledger = Ledger()
+    shape = resolve_shape(req, catalog, ledger)
+    ledger.field(req, "task")
+    if req.task != "inference":
+        check_method(req.task, req.method, req.precision)
+        ledger.field(req, "method")
+    pinned = catalog.gpu(req.gpu) if req.gpu else None
+    currency = ledger.field(req, "currency")
+    if req.task == "inference":
+        return _recommend_inference(req, catalog, shape, pinned, ledger)
+    tokens = seq_len = None
+    if req.tokens is not None or req.samples is not None:
+        tokens, seq_len = resolve_tokens(req, shape, ledger)
+    else:
+        seq_len = ledger.field(req, "seq_len", "tokens", "default sequence length", default=2048)
+        ledger.warn("no_tokens", "No dataset size given: the configuration is sized for memory only; give tokens or samples for time and cost.",
+                    "未给出数据量：配置仅按显存确定；给出 token 数或样本数才能估算时间和费用。", "info")
+    deadline = req.deadline_hours
+    if deadline is not None:
+        ledger.given("deadline_hours", deadline, "h")
+    elif tokens is not None:
+        ledger.default("target_hours", DEFAULT_TARGET_HOURS, "h", "no deadline given: sized to finish within 30 days")
+    if req.budget is not None:
+        ledger.given("budget", req.budget, currency)
+    pricing = ledger.field(req, "pricing")
+    gpus_considered = [pinned] if pinned else [g for g in catalog.gpus.values() if catalog.instances_for(g.id)]
+    candidates = []
+    target = deadline or DEFAULT_TARGET_HOURS
+    for gpu in gpus_considered:
+        cand = _size_on(gpu, shape, req, tokens, seq_len, target, pinned is not None, req.gpus)
+        if cand is None:
+            continue
+        cand.price = _price(catalog, gpu, cand.gpus, pricing, currency, req.fx_cny_per_usd)
+        if req.gpus is None and cand.price is not None and cand.price.gpu_count > cand.gpus:
+            # The whole instance is billed anyway: use all of its GPUs.
+            price = cand.price
+            cand = _size_on(gpu, shape, req, tokens, seq_len, target, pinned is not None, price.gpu_count) or cand
+            cand.price = price
+        candidates.append(cand)
+    if not candidates:
+        gpu_name = pinned.name if pinned else "any catalog GPU"
+        raise InputConflictError([Problem("gpus", f"this workload does not fit on {gpu_name} with up to {MAX_GPUS} GPUs",
+                                          f"在最多 {MAX_GPUS} 张 {gpu_name} 上也放不下这个工作负载")])
+    return _choose(req, catalog, shape, tokens, seq_len, candidates, ledger)
+
+
+def _price(catalog: Catalog, gpu: GpuSpec, gpus: int, pricing: str, currency: str, fx: float) -> InstancePrice | None:
+    """The cheapest way to rent `gpus` GPUs that can train together.
+
+    Multi-GPU jobs need min(gpus, 8) GPUs inside one instance (tensor/ZeRO traffic
+    cannot cross VMs cheaply); multi-node jobs prefer instances with RDMA.
+    """
+    want = min(gpus, 8)
+    together = [i for i in catalog.instances_for(gpu.id) if i.gpu_count >= want]
+    if gpus > max((i.gpu_count for i in together), default=0):
+        together = [i for i in together if i.rdma != "none"] or together
+    prices = [instance_price(i, pricing, currency, fx) for i in together]
+    return min(prices, key=lambda p: math.ceil(gpus / p.gpu_count) * p.price_per_hour, default=None)
+
+
+def _size_on(gpu: GpuSpec, shape: ModelShape, req: Workload, tokens: float | None, seq_len: int,
+             target_hours: float, pinned: bool, fixed_gpus: int | None) -> _Candidate | None:
+    precision = req.precision or ("bf16" if gpu.supports_bf16 else "fp16")
+    if (precision == "bf16" and not gpu.supports_bf16) or (precision == "fp8" and not gpu.supports_fp8):
+        if pinned:
+            resolve_precision(precision, gpu, NullLedger())  # raises the field-named conflict
+        return None
+    budget = gpu.memory_gb * 2**30 * TIGHT_ABOVE
+    overhead = 2.0 * 2**30
+    flash = gpu.architecture.lower() not in ("turing", "volta")
+    best: tuple[int, str, str, float] | None = None
+    for recompute in ("selective", "full"):
+        plan = plan_memory(shape, method=req.method, precision=precision, optimizer="adamw", convention="textbook-16", recompute=recompute,
+                           flash=flash, seq_len=seq_len, micro_batch=1)
+        for sharding in ("none", *SHARDINGS):
+            dp = plan.min_data_parallel(sharding, budget, overhead)
+            if dp is None or (sharding == "none" and dp > 1):
+                continue
+            n = _ladder(dp)
+            if fixed_gpus is not None:
+                if fixed_gpus < n:
+                    continue
+                n = fixed_gpus
+            if n > MAX_GPUS:
+                continue
+            if best is None or n < best[0]:
+                best = (n, sharding if n > 1 else "none", recompute, plan.per_gpu(sharding if n > 1 else "none", n, overhead)["total"])
+        if best is not None and best[0] == 1:
+            break
+    if best is None:
+        return None
+    n, sharding, recompute, per_gpu = best
+    hours = None
+    if tokens is not None:
+        ledger = NullLedger()
+        per_token = flops_per_token(shape, seq_len, req.method, ledger)
+        peak = (gpu.dense_tflops(precision) or gpu.fp16_dense_tflops) * 1e12
+        band = mfu_band(shape, gpu, precision, n, seq_len, ledger)
+        if fixed_gpus is None:
+            needed = per_token * tokens / (target_hours * 3600 * peak * band.typical * default_goodput(n))
+            if needed > n:
+                n = _ladder(needed)
+                if n > MAX_GPUS:
+                    return None
+                plan = plan_memory(shape, method=req.method, precision=precision, optimizer="adamw", convention="textbook-16",
+                                   recompute=recompute, flash=flash, seq_len=seq_len, micro_batch=1)
+                sharding = sharding if sharding != "none" else "zero2"
+                per_gpu = plan.per_gpu(sharding, n, overhead)["total"]
+                band = mfu_band(shape, gpu, precision, n, seq_len, ledger)
+        good = default_goodput(n)
+
+        def h(m: float) -> float:
+            return per_token * tokens / (n * peak * m) / good / 3600
+
+        hours = Band(low=sig(h(band.high)), typical=sig(h(band.typical)), high=sig(h(band.low)))
+    return _Candidate(gpu=gpu, gpus=n, precision=precision, sharding=sharding, recompute=recompute, per_gpu_bytes=per_gpu, hours=hours, price=None)
+
+
+def _choose(req: Workload, catalog: Catalog, shape: ModelShape, tokens: float | None, seq_len: int,
+            candidates: list[_Candidate], ledger: Ledger) -> Recommendation:
+    deadline, budget = req.deadline_hours, req.budget
+
+    def meets(c: _Candidate) -> bool | None:
+        return None if deadline is None or c.hours is None else c.hours.typical <= deadline
+
+    def within(c: _Candidate) -> bool | None:
+        cost = c.cost()
+        return None if budget is None or cost is None else cost.typical <= budget
+
+    def cheapness(c: _Candidate) -> tuple[float, float]:
+        cost = c.cost()
+        primary = cost.typical if cost else (c.cost_per_hour if c.cost_per_hour is not None else math.inf)
+        return primary, c.hours.typical if c.hours else c.gpus
+
+    def speed(c: _Candidate) -> tuple[float, float]:
+        return (c.hours.typical if c.hours else c.gpus), cheapness(c)[0]
+
+    priced = [c for c in candidates if c.price is not None] or candidates
+    acceptable = [c for c in priced if meets(c) is not False and within(c) is not False]
+    if acceptable:
+        # The smallest deployment that does the job, then the cheapest within it.
+        chosen = min(acceptable, key=lambda c: (TIER_RANK[tier_for(c.gpus)], cheapness(c)))
+    else:
+        chosen = min(priced, key=speed)
+        _explain_miss(priced, deadline, budget, req.currency, meets, within, speed, cheapness, ledger)
+    picks: list[tuple[str, _Candidate]] = [("recommended", chosen)]
+    if tokens is not None:
+        picks.append(("fastest", min(priced, key=speed)))
+    picks.append(("cheapest", min(priced, key=cheapness)))
+    picks.append(("fewest-gpus", min(priced, key=lambda c: (c.gpus, cheapness(c)[0]))))
+    others = [c for c in (acceptable or priced) if c.gpu.id != chosen.gpu.id]
+    if others:
+        picks.append(("other-gpu", min(others, key=lambda c: (TIER_RANK[tier_for(c.gpus)], cheapness(c)))))
+    seen: set[tuple[str, int]] = set()
+    options: list[Option] = []
+    for label, cand in picks:
+        key = (cand.gpu.id, cand.gpus)
+        if key in seen:
+            continue
+        seen.add(key)
+        options.append(_option(label, cand, catalog, meets(cand), within(cand)))
+    rec = options[0]
+    _warn_bottlenecks(chosen, rec.configuration, req, ledger)
+    memory = estimate_training_memory(TrainingMemoryRequest(
+        model=req.model, params_b=req.params_b, task="pretrain" if req.task == "pretrain" else "fine-tune", method=req.method,
+        precision=chosen.precision, sharding=chosen.sharding, gpus=chosen.gpus, seq_len=seq_len, recompute=chosen.recompute,
+        gpu=chosen.gpu.id), catalog)
+    timing = None
+    if tokens is not None:
+        timing = training_time(TrainingTimeRequest(model=req.model, params_b=req.params_b, tokens=tokens, seq_len=seq_len, method=req.method,
+                                                   gpu=chosen.gpu.id, gpus=chosen.gpus, precision=chosen.precision), catalog)
+    ckpt = checkpoint(CheckpointRequest(model=req.model, params_b=req.params_b, gpus=chosen.gpus,
+                                        contents="full" if req.method == "full" else "weights"), catalog)
+    deployment, reason_en, reason_zh, be = _deployment(req, chosen, catalog, ledger)
+    profile = catalog.tiers[rec.tier]
+    return Recommendation(
+        task=req.task, method=req.method, model=shape.name, params_b=sig(shape.params / 1e9), tokens=tokens, currency=req.currency,
+        tier=rec.tier, tier_name_en=profile.name_en, tier_name_zh=profile.name_zh, recommended=rec, alternatives=options[1:],
+        deployment=deployment, deployment_reason_en=reason_en, deployment_reason_zh=reason_zh, checkpoint_gb=ckpt.size_gb,
+        memory=memory, timing=timing, break_even=be, work=ledger.work(),
+    )
+
+
+def _explain_miss(priced, deadline, budget, currency, meets, within, speed, cheapness, ledger: Ledger) -> None:
+    if deadline is not None and not any(meets(c) for c in priced):
+        fastest = min(priced, key=speed)
+        ledger.warn("deadline_missed", f"No catalog option finishes within {deadline:g} h; the fastest found takes {fastest.hours.typical:,.0f} h at typical MFU.",
+                    f"目录中没有能在 {deadline:g} 小时内完成的方案；找到的最快方案在典型 MFU 下需要 {fastest.hours.typical:,.0f} 小时。", "critical")
+    if budget is not None and not any(within(c) for c in priced):
+        cheapest = min(priced, key=cheapness)
+        cost = cheapest.cost()
+        if cost is not None:
+            ledger.warn("over_budget", f"No option fits the budget of {budget:,.0f} {currency}; the cheapest costs about {cost.typical:,.0f} {currency}.",
+                        f"没有方案能控制在 {budget:,.0f} {currency} 的预算内；最便宜的方案约需 {cost.typical:,.0f} {currency}。", "critical")
+
+
+def _option(label: str, cand: _Candidate, catalog: Catalog, meets: bool | None, within: bool | None) -> Option:
+    per_node = cand.price.gpu_count if cand.price is not None else 8
+    tier = tier_for(cand.gpus, max(per_node, 8) if cand.gpus > 1 else 8)
+    profile: TierProfile = catalog.tiers[tier]
+    nodes = math.ceil(cand.gpus / per_node) if cand.price else math.ceil(cand.gpus / profile.gpus_per_node)
+    inst = catalog.instances[cand.price.instance] if cand.price else None
+    config = Configuration(
+        gpu=cand.gpu.id, gpu_name=cand.gpu.name, gpus=cand.gpus, nodes=nodes, gpus_per_node=min(cand.gpus, per_node if inst else profile.gpus_per_node),
+        instance=cand.price, cpu=f"{inst.vcpus} vCPU ({inst.name})" if inst else profile.cpu,
+        cpu_cores_per_node=inst.vcpus if inst else profile.cpu_cores_min, ram_gb_per_node=inst.ram_gb if inst else profile.ram_gb,
+        storage=profile.storage, network=(f"{inst.network_gbps:g} Gb/s, RDMA: {inst.rdma}" if inst else profile.network),
+        precision=cand.precision, sharding=cand.sharding, recompute=cand.recompute,
+        per_gpu_memory_gib=sig(cand.per_gpu_bytes / 2**30), gpu_memory_gib=cand.gpu.memory_gb,
+    )
+    return Option(label=label, tier=tier, configuration=config, hours=cand.hours, cost=cand.cost(), cost_per_hour=cand.cost_per_hour,
+                  meets_deadline=meets, within_budget=within)
+
+
+def _warn_bottlenecks(cand: _Candidate, config: Configuration, req: Workload, ledger: Ledger) -> None:
+    if cand.gpus > 1 and cand.gpu.scale_up is None:
+        ledger.warn("pcie_only", f"{cand.gpu.name} has no NVLink: gradient and ZeRO traffic between its {cand.gpus} GPUs goes over PCIe and will limit scaling.",
+                    f"{cand.gpu.name} 没有 NVLink：{cand.gpus} 张卡之间的梯度与 ZeRO 通信走 PCIe，会限制扩展效率。")
+    inst = config.instance
+    if config.nodes > 1 and inst is not None and config.network.endswith("RDMA: none"):
+        ledger.warn("no_rdma", f"{config.nodes} nodes without RDMA (InfiniBand/RoCE/EFA): inter-node all-reduce will be slow.",
+                    f"{config.nodes} 个节点之间没有 RDMA（InfiniBand/RoCE/EFA）：跨节点 all-reduce 会很慢。")
+    if cand.per_gpu_bytes > TIGHT_ABOVE * cand.gpu.memory_gb * 2**30 * 0.98:
+        ledger.warn("memory_tight", "Per-GPU memory is close to the limit; keep micro-batch 1 and expect to tune.",
+                    "每卡显存接近上限；请保持 micro-batch 为 1，并预留调参空间。")
+    if cand.gpus > 8 and req.task == "fine-tune" and req.method != "full":
+        ledger.warn("many_gpus_peft", "Many GPUs for a LoRA/QLoRA job: most of them are there for speed, not memory.",
+                    "LoRA/QLoRA 任务用了很多 GPU：主要是为了速度而不是显存。", "info")
+
+
+def _deployment(req: Workload, cand: _Candidate, catalog: Catalog, ledger: Ledger) -> tuple[str, str, str, BreakEvenResult | None]:
+    be = None
+    if req.yearly_utilization is not None:
+        ledger.given("yearly_utilization", req.yearly_utilization)
+        if catalog.instances_for(cand.gpu.id):
+            be = break_even(BreakEvenRequest(gpu=cand.gpu.id, gpus=cand.gpus, utilization=req.yearly_utilization,
+                                             currency=req.currency, fx_cny_per_usd=req.fx_cny_per_usd), catalog)
+    if req.data_sensitivity == "restricted":
+        ledger.given("data_sensitivity", "restricted")
+        return ("on-prem", "Your data may not leave your premises: run on-prem (or in a dedicated, compliant region); burst only non-sensitive work to the cloud.",
+                "数据不能出域：建议本地部署（或使用专属、合规的区域）；只有非敏感任务才可弹性上云。", be)
+    if be is not None and be.break_even_utilization is not None:
+        util = req.yearly_utilization
+        if util >= be.break_even_utilization:
+            return ("on-prem", f"At {util:.0%} yearly utilization, owning is cheaper than renting (break-even at {be.break_even_utilization:.0%}).",
+                    f"年利用率 {util:.0%} 时，自建比租用更便宜（盈亏平衡点为 {be.break_even_utilization:.0%}）。", be)
+        if util >= be.break_even_utilization - 0.15:
+            return ("hybrid", f"Utilization {util:.0%} is near the break-even point ({be.break_even_utilization:.0%}): own the steady baseline, rent the peaks.",
+                    f"利用率 {util:.0%} 接近盈亏平衡点（{be.break_even_utilization:.0%}）：稳定负载自建，峰值租用云资源。", be)
+        return ("cloud", f"At {util:.0%} yearly utilization renting is cheaper (break-even at {be.break_even_utilization:.0%}).",
+                f"年利用率 {util:.0%} 时租用更便宜（盈亏平衡点为 {be.break_even_utilization:.0%}）。", be)
+    if be is not None:
+        return ("cloud", "Renting stays cheaper than owning at any utilization with these prices.", "按这些价格，无论利用率多高，租用都比自建便宜。", be)
+    return ("cloud", "No sustained utilization given: renting avoids capex and lead time; give yearly_utilization to compare with owning.",
+            "未给出持续利用率：租用可避免资本支出和采购周期；给出 yearly_utilization 可与自建对比。", None)
+
+
+def _recommend_inference(req: Workload, catalog: Catalog, shape: ModelShape, pinned: GpuSpec | None, ledger: Ledger) -> Recommendation:
+    ledger.field(req, "concurrency")
+    pricing = ledger.field(req, "pricing")
+    gpus_considered = [pinned] if pinned else [g for g in catalog.gpus.values() if catalog.instances_for(g.id)]
+    found: list[tuple[_Candidate, InferenceResult]] = []
+    for gpu in gpus_considered:
+        weights = req.precision if req.precision in ("fp16", "bf16", "fp8") else None
+        if weights == "bf16" and not gpu.supports_bf16 or weights == "fp8" and not gpu.supports_fp8:
+            if pinned:
+                resolve_precision(weights, gpu, NullLedger())
+            continue
+        counts = [req.gpus] if req.gpus else [1, 2, 4, 8]
+        for n in counts:
+            result = estimate_inference(InferenceRequest(model=req.model, params_b=req.params_b, weights=weights, gpu=gpu.id, gpus=n,
+                                                         concurrency=req.concurrency, context_len=req.context_len), catalog)
+            if result.fit != "does_not_fit":
+                cand = _Candidate(gpu=gpu, gpus=n, precision=result.weights_format, sharding="tensor-parallel" if n > 1 else "none",
+                                  recompute="n/a", per_gpu_bytes=result.per_gpu_total_gib * 2**30, hours=None, price=None)
+                cand.price = _price(catalog, gpu, n, pricing, req.currency, req.fx_cny_per_usd)
+                found.append((cand, result))
+                break
+    if not found:
+        raise InputConflictError([Problem("gpus", "the model and its KV cache do not fit on up to 8 GPUs of any catalog type at 16-bit; try weights=int8/int4 with the inference tool",
+                                          "在任一目录 GPU 的 8 卡以内，以 16 位精度都放不下模型及其 KV 缓存；可用 inference 工具尝试 int8/int4 权重")])
+    priced = [f for f in found if f[0].price is not None] or found
+    by_cost = min(priced, key=lambda f: (f[0].cost_per_hour or math.inf, f[0].gpus))
+    by_speed = max(priced, key=lambda f: f[1].decode_aggregate_tokens_per_second or 0)
+    by_count = min(priced, key=lambda f: (f[0].gpus, f[0].cost_per_hour or math.inf))
+    options: list[Option] = []
+    seen: set[tuple[str, int]] = set()
+    for label, (cand, _) in (("recommended", by_cost), ("fastest", by_speed), ("fewest-gpus", by_count)):
+        if (cand.gpu.id, cand.gpus) not in seen:
+            seen.add((cand.gpu.id, cand.gpus))
+            options.append(_option(label, cand, catalog, None, None))
+    chosen, result = by_cost
+    _warn_bottlenecks(chosen, options[0].configuration, req, ledger)
+    deployment, reason_en, reason_zh, be = _deployment(req, chosen, catalog, ledger)
+    profile = catalog.tiers[options[0].tier]
+    return Recommendation(
+        task="inference", method="serve", model=shape.name, params_b=sig(shape.params / 1e9), tokens=None, currency=req.currency,
+        tier=options[0].tier, tier_name_en=profile.name_en, tier_name_zh=profile.name_zh, recommended=options[0], alternatives=options[1:],
+        deployment=deployment, deployment_reason_en=reason_en, deployment_reason_zh=reason_zh, checkpoint_gb=None,
+        inference=result, break_even=be, work=ledger.work(),
+    )
