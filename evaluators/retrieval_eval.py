@@ -127,18 +127,18 @@ def evaluate(index: KnowledgeIndex, questions: Iterable[Question]) -> dict:
 
 
 def print_table(result: dict, title: str) -> None:
+    """One row per group and mode, so the three modes of a group sit next to each other."""
     from rich.console import Console
     from rich.table import Table
 
     table = Table(title=title)
-    table.add_column("group")
-    table.add_column("n", justify="right")
-    for metric in METRICS:
-        for mode in MODES:
-            table.add_column(f"{metric}\n{mode}", justify="right")
+    for name in ("group", "n", "mode", *METRICS):
+        table.add_column(name, justify="left" if name in ("group", "mode") else "right")
     for group, row in result["groups"].items():
-        cells = [f"{row[mode][metric]:.3f}" for metric in METRICS for mode in MODES]
-        table.add_row(group, str(row["n"]), *cells)
+        for position, mode in enumerate(MODES):
+            cells = [f"{row[mode][metric]:.3f}" for metric in METRICS]
+            last = position == len(MODES) - 1
+            table.add_row(group if position == 0 else "", str(row["n"]) if position == 0 else "", mode, *cells, end_section=last)
     Console().print(table)
 
 

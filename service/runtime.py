@@ -16,6 +16,7 @@ from service.config import Settings
 from service.errors import RetrievalError
 
 if TYPE_CHECKING:
+    from service.assistant.pipeline import Assistant
     from service.retrieval import KnowledgeIndex
 
 log = logging.getLogger("advisor.runtime")
@@ -30,6 +31,9 @@ class Runtime:
         self._index_error: BaseException | None = None
         self._index_ready = threading.Event()
         self._lock = threading.Lock()
+        self._assistant_lock = threading.Lock()
+        self._assistant: Assistant | None = None
+        self._store = None
 
     # -- knowledge index -----------------------------------------------------
     def open_index(self) -> KnowledgeIndex:
@@ -72,5 +76,36 @@ class Runtime:
     def wait_index(self, timeout: float | None = None) -> bool:
         return self._index_ready.wait(timeout)
 
+    # -- assistant ---------------------------------------------------------------
+    @property
+    def assistant(self) -> Assistant:
+        """The answer pipeline over this runtime's catalog, index and conversation store (built once)."""
+        with self._assistant_lock:
+            if self._assistant is None:
+                from service.assistant.pipeline import Assistant
+                from service.assistant.store import SqliteConversationStore
+                from service.assistant.writer import build_writer
+
+                self._store = SqliteConversationStore(self.settings.sqlite_path)
+                secrets = [*self.settings.api_keys]
+                if self.settings.llm_api_key is not None:
+                    secrets.append(self.settings.llm_api_key.get_secret_value())
+                self._assistant = Assistant(self.catalog, _LazyIndex(self), self._store, writer=build_writer(self.settings),
+                                            max_message_chars=self.settings.max_message_chars, secrets=tuple(secrets))
+            return self._assistant
+
     def close(self) -> None:
-        pass
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+            self._assistant = None
+
+
+class _LazyIndex:
+    """The runtime's index, resolved at each search so the assistant can exist before ingest finishes."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self._runtime = runtime
+
+    def search(self, query: str, **kwargs):
+        return self._runtime.index.search(query, **kwargs)

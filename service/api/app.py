@@ -8,7 +8,8 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from service.api.errors import install_error_handlers
-from service.api.routes import hardware, health, knowledge, sizing
+from service.api.auth import ApiKey
+from service.api.routes import chat, hardware, health, knowledge, sizing
 from service.config import Settings, get_settings
 from service.runtime import Runtime
 
@@ -33,7 +34,6 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
     app.state.runtime = runtime
     install_error_handlers(app)
     app.include_router(health.router)
-    app.include_router(sizing.router, prefix="/v1")
-    app.include_router(hardware.router, prefix="/v1")
-    app.include_router(knowledge.router, prefix="/v1")
+    for router in (chat.router, sizing.router, hardware.router, knowledge.router):
+        app.include_router(router, prefix="/v1", dependencies=[ApiKey])
     return app

@@ -7,6 +7,7 @@ import logging
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import ValidationError
 
 from service.api.lang import request_language
 from service.errors import InputError, RetrievalError
@@ -31,6 +32,13 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
         return problem_response(request, problems_from_errors(exc.errors()))
+
+    @app.exception_handler(ValidationError)
+    async def _inner_validation(request: Request, exc: ValidationError) -> JSONResponse:
+        # A calculator built an inner request (e.g. recommend -> inference) from values that passed the
+        # outer schema but not the inner one: still the caller's input, so 422 with the field named, not 500.
+        log.warning("inner validation error in %s: %s", request.url.path, exc)
+        return problem_response(request, problems_from_errors(exc.errors(), strip=()))
 
     @app.exception_handler(InputError)
     async def _input(request: Request, exc: InputError) -> JSONResponse:

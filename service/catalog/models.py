@@ -129,6 +129,7 @@ class ModelArch(Sourced):
     vocab_size: int = Field(gt=0)
     context_length: int = Field(gt=0)
     tied_embeddings: bool = False
+    pretraining_tokens: float | None = Field(default=None, gt=0, description="tokens of the published pre-training run (for claim checks)")
     moe: MoeSpec | None = None
     mla: MlaSpec | None = None
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import typer
 
-from service.cli import knowledge, sizing
+from service.cli import ask, knowledge, sizing
 
 app = typer.Typer(
     name="advisor",
@@ -34,6 +34,7 @@ def serve(
 
 
 app.add_typer(sizing.size_app, name="size")
+app.command("ask")(ask.ask_command)
 knowledge.register(app)
 
 

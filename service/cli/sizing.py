@@ -70,7 +70,10 @@ def _command(tool: SizingTool) -> None:
             request = tool.request.model_validate(payload)
         except ValidationError as exc:
             raise InputError(problems_from_errors(exc.errors(), strip=())) from None
-        result = tool.run(request, _catalog())
+        try:
+            result = tool.run(request, _catalog())
+        except ValidationError as exc:  # an inner request built from the input; same 422 as the REST face
+            raise InputError(problems_from_errors(exc.errors(), strip=())) from None
         if as_json:
             typer.echo(result.model_dump_json(indent=2))
         else:

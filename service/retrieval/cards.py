@@ -3,20 +3,22 @@
 Cards are generated from the catalog at ingest time so a question like
 "H100 SXM 的显存带宽是多少？" finds the figures in the same index as the
 written documents. Every figure is spelled out with its unit, and throughput
-says whether it is dense or "with 2:4 structured sparsity".
+says whether it is dense or "with 2:4 structured sparsity". The catalog's
+free-text notes are English, so only the English cards carry them: English
+sentences inside a Chinese card would match English questions filtered to Chinese.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from service.catalog import Catalog, GpuSpec, InstanceType
+from service.catalog import Catalog, GpuSpec, InstanceType, normalize
 from service.retrieval.documents import KnowledgeDocument
 
 VENDORS = {"nvidia": ("NVIDIA", "英伟达"), "amd": ("AMD", "AMD"), "huawei": ("Huawei", "华为")}
 PROVIDERS = {
     "aws": ("AWS", "亚马逊云 AWS"),
-    "gcp": ("Google Cloud", "谷歌云 Google Cloud"),
+    "gcp": ("Google Cloud", "谷歌云"),
     "azure": ("Microsoft Azure", "微软 Azure"),
     "tencent": ("Tencent Cloud", "腾讯云"),
     "alibaba": ("Alibaba Cloud", "阿里云"),
@@ -50,11 +52,12 @@ def spec_cards(catalog: Catalog) -> list[KnowledgeDocument]:
     for inst in catalog.instances.values():
         gpu = catalog.gpus[inst.gpu]
         cards.append(_card(instance_card_id(inst), "en", f"{_inst_name(inst)} cloud instance specifications", inst, _inst_en(inst, gpu)))
-        cards.append(_card(instance_card_id(inst), "zh", f"{_inst_name(inst)} 云实例规格", inst, _inst_zh(inst, gpu)))
+        cards.append(_card(instance_card_id(inst), "zh", f"{_inst_name(inst, zh=True)} 云实例规格", inst, _inst_zh(inst, gpu)))
     return cards
 
 
 def _card(card_id: str, language: str, title: str, entry: GpuSpec | InstanceType, lines: Iterator[str]) -> KnowledgeDocument:
+    names = tuple(dict.fromkeys(filter(None, (normalize(n) for n in (entry.id, entry.name, *entry.aliases)))))
     return KnowledgeDocument(
         id=card_id,
         language=language,
@@ -64,6 +67,7 @@ def _card(card_id: str, language: str, title: str, entry: GpuSpec | InstanceType
         body="\n".join(lines),
         last_reviewed=entry.checked,
         kind="card",
+        names=names,
     )
 
 
@@ -77,8 +81,9 @@ def _gpu_name(gpu: GpuSpec) -> str:
     return gpu.name if gpu.name.lower().startswith(vendor.lower()) else f"{vendor} {gpu.name}"
 
 
-def _inst_name(inst: InstanceType) -> str:
-    return inst.name if inst.provider == "other" else f"{PROVIDERS[inst.provider][0]} {inst.name}"
+def _inst_name(inst: InstanceType, zh: bool = False) -> str:
+    """'AWS p5.48xlarge'; Chinese cards use the Chinese provider name ('阿里云 ecs.gn8v.4xlarge')."""
+    return inst.name if inst.provider == "other" else f"{PROVIDERS[inst.provider][int(zh)]} {inst.name}"
 
 
 def _also(aliases: list[str], en: bool) -> str:
@@ -134,8 +139,6 @@ def _gpu_zh(gpu: GpuSpec, instances: list[InstanceType]) -> Iterator[str]:
     name = _gpu_name(gpu)
     use = "面向训练的数据中心 GPU" if gpu.training_class == "datacenter" else "入门级 GPU，主要用于推理和轻量微调"
     yield f"{name}{_also(gpu.aliases, False)}是{VENDORS[gpu.vendor][1]}的{use}，{gpu.architecture} 架构，{FORM_FACTORS[gpu.form_factor]} 形态。"
-    if gpu.notes:
-        yield f"备注：{gpu.notes}"
     yield f"数据核对日期 {gpu.checked.isoformat()}，可信度 {gpu.confidence}。"
     yield "\n## 显存\n"
     yield f"- 显存容量：{_num(gpu.memory_gb)} GB {gpu.memory_type}。"
@@ -170,7 +173,7 @@ def _gpu_zh(gpu: GpuSpec, instances: list[InstanceType]) -> Iterator[str]:
     yield f"- 功耗：TDP（整卡功耗）{_num(gpu.tdp_w)} W。"
     if instances:
         yield "\n## 云实例\n"
-        yield "搭载该 GPU 的云实例：" + "、".join(f"{_inst_name(i)}（{i.gpu_count} 张卡）" for i in instances) + "。"
+        yield "搭载该 GPU 的云实例：" + "、".join(f"{_inst_name(i, zh=True)}（{i.gpu_count} 张卡）" for i in instances) + "。"
 
 
 def _price_lines(inst: InstanceType, en: bool) -> Iterator[str]:
@@ -219,11 +222,9 @@ def _inst_en(inst: InstanceType, gpu: GpuSpec) -> Iterator[str]:
 def _inst_zh(inst: InstanceType, gpu: GpuSpec) -> Iterator[str]:
     total_memory = _num(gpu.memory_gb * inst.gpu_count)
     yield (
-        f"{_inst_name(inst)}{_also(inst.aliases, False)}是{PROVIDERS[inst.provider][1]}的云实例类型，"
+        f"{_inst_name(inst, zh=True)}{_also(inst.aliases, False)}是{PROVIDERS[inst.provider][1]}的云实例类型，"
         f"配备 {inst.gpu_count} 张 {_gpu_name(gpu)} GPU（共 {total_memory} GB 显存）。"
     )
-    if inst.notes:
-        yield f"备注：{inst.notes}"
     yield f"数据核对日期 {inst.checked.isoformat()}，可信度 {inst.confidence}。"
     yield "\n## 硬件配置\n"
     yield f"- GPU：{inst.gpu_count} 张 {_gpu_name(gpu)}，每张 {_num(gpu.memory_gb)} GB 显存。"

@@ -37,6 +37,7 @@ class Chunk:
     text: str
     kind: str
     position: int  # order inside the document, for stable listings
+    names: tuple[str, ...] = ()  # catalog names of a spec card's entry
 
     @property
     def embed_text(self) -> str:
@@ -51,7 +52,7 @@ class Chunk:
     @property
     def record_hash(self) -> str:
         """Identifies the whole stored record, metadata included."""
-        payload = json.dumps([self.embed_hash, self.heading, self.topics, self.sources, self.kind, self.position])
+        payload = json.dumps([self.embed_hash, self.heading, self.topics, self.sources, self.kind, self.position, self.names])
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
@@ -87,6 +88,7 @@ def chunk_document(doc: KnowledgeDocument) -> list[Chunk]:
                     text=piece,
                     kind=doc.kind,
                     position=len(chunks),
+                    names=doc.names,
                 )
             )
     return chunks

@@ -45,6 +45,7 @@ class KnowledgeDocument:
     path: str = ""
     last_reviewed: dt.date | None = None
     kind: str = "doc"  # "doc" for written documents, "card" for generated spec cards
+    names: tuple[str, ...] = ()  # a card's catalog names and aliases, normalized, for name matching
 
 
 def load_documents(knowledge_dir: Path) -> list[KnowledgeDocument]:

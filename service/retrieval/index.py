@@ -20,13 +20,13 @@ from service.catalog import Catalog
 from service.config import Settings
 from service.errors import RetrievalError
 from service.retrieval.bm25 import BM25
+from service.retrieval.fusion import fuse
+from service.retrieval.names import name_index, named_documents
 from service.retrieval.embeddings import IndexEmbeddings, embedder_identity, make_embedder
 from service.retrieval.models import Hit, SearchMode
 from service.retrieval.store import ChromaStore, Collection, NotFoundError
-from service.retrieval.text import snippet, tokenize
+from service.retrieval.text import query_language, snippet, tokenize
 
-# Reciprocal-rank fusion constant: 60 is the value of Cormack et al. (2009); see docs/retrieval.md.
-RRF_K = 60
 # Candidates taken from each side before fusion.
 POOL = 50
 
@@ -41,6 +41,10 @@ class _Snapshot:
     metadatas: list[dict[str, Any]]
     row_of: dict[str, int]
     bm25: BM25
+    languages: np.ndarray  # per row
+    doc_of_row: np.ndarray  # per row: a number per doc_id, shared by both languages
+    names: dict[str, str]  # normalized catalog name -> card doc_id
+    doc_ids: np.ndarray  # per row
 
 
 class KnowledgeIndex:
@@ -71,13 +75,21 @@ class KnowledgeIndex:
             # Another process re-ingested and deleted this collection: follow the pointer once.
             snap = self.reload()
             dense = self._dense(snap, query, language, topics)
-        lexical = self._lexical(snap, terms, language, topics) if mode != "dense" else []
         if mode == "dense":
             ranked = dense
         elif mode == "bm25":
-            ranked = lexical
+            ranked = _top(self._lexical(snap, terms, language, topics))
         else:
-            ranked = self._fuse(dense, lexical)
+            ranked = fuse(
+                dict(dense),
+                self._lexical(snap, terms, language, topics),
+                snap.doc_of_row,
+                snap.languages == query_language(query),
+                np.isin(snap.doc_ids, list(named_documents(query, snap.names))),
+                dense_weight=self._dense_weight,
+                bm25_weight=self._bm25_weight,
+                pool=POOL,
+            )
         query_terms = set(terms)
         return [self._hit(snap, row, score, query_terms) for row, score in ranked[:k]]
 
@@ -122,7 +134,21 @@ class KnowledgeIndex:
         texts = [stored["documents"][i] or "" for i in order]
         metadatas = [dict(stored["metadatas"][i]) for i in order]
         bm25 = BM25([tokenize(_searchable(meta, text)) for meta, text in zip(metadatas, texts, strict=True)])
-        return _Snapshot(collection, ids, texts, metadatas, {cid: row for row, cid in enumerate(ids)}, bm25)
+        doc_numbers: dict[str, int] = {}
+        doc_of_row = np.array([doc_numbers.setdefault(str(m["doc_id"]), len(doc_numbers)) for m in metadatas], dtype=np.int64)
+        names = name_index((str(m["doc_id"]), m.get("names") or []) for m in metadatas)
+        return _Snapshot(
+            collection=collection,
+            ids=ids,
+            texts=texts,
+            metadatas=metadatas,
+            row_of={cid: row for row, cid in enumerate(ids)},
+            bm25=bm25,
+            languages=np.array([m["language"] for m in metadatas]),
+            doc_of_row=doc_of_row,
+            names=names,
+            doc_ids=np.array([str(m["doc_id"]) for m in metadatas]),
+        )
 
     def _dense(self, snap: _Snapshot, query: str, language: str | None, topics: list[str] | None) -> list[tuple[int, float]]:
         vector = self._embedder.encode([query])
@@ -139,22 +165,13 @@ class KnowledgeIndex:
             raise RetrievalError(f"the vector search failed: {exc}") from exc
         return [(snap.row_of[cid], 1.0 - float(d)) for cid, d in zip(result["ids"][0], result["distances"][0], strict=True)]
 
-    def _lexical(self, snap: _Snapshot, terms: list[str], language: str | None, topics: list[str] | None) -> list[tuple[int, float]]:
+    def _lexical(self, snap: _Snapshot, terms: list[str], language: str | None, topics: list[str] | None) -> np.ndarray:
+        """BM25 score per row, 0 for rows the filters exclude."""
         scores = snap.bm25.scores(terms)
         if language or topics:
             allowed = np.array([_matches(meta, language, topics) for meta in snap.metadatas], dtype=bool)
             scores = np.where(allowed, scores, 0.0)
-        candidates = np.flatnonzero(scores > 0)
-        best = candidates[np.argsort(-scores[candidates], kind="stable")][:POOL]
-        return [(int(row), float(scores[row])) for row in best]
-
-    def _fuse(self, dense: list[tuple[int, float]], lexical: list[tuple[int, float]]) -> list[tuple[int, float]]:
-        """Weighted reciprocal-rank fusion: robust to the two sides' incomparable score scales."""
-        fused: dict[int, float] = {}
-        for weight, ranking in ((self._dense_weight, dense), (self._bm25_weight, lexical)):
-            for rank, (row, _) in enumerate(ranking, start=1):
-                fused[row] = fused.get(row, 0.0) + weight / (RRF_K + rank)
-        return sorted(fused.items(), key=lambda item: -item[1])
+        return scores
 
     def _hit(self, snap: _Snapshot, row: int, score: float, query_terms: set[str]) -> Hit:
         meta, text = snap.metadatas[row], snap.texts[row]
@@ -174,6 +191,12 @@ class KnowledgeIndex:
             snippet=snippet(text, query_terms),
             text=text,
         )
+
+
+def _top(scores: np.ndarray) -> list[tuple[int, float]]:
+    candidates = np.flatnonzero(scores > 0)
+    best = candidates[np.argsort(-scores[candidates], kind="stable")][:POOL]
+    return [(int(row), float(scores[row])) for row in best]
 
 
 def _searchable(meta: dict[str, Any], text: str) -> str:

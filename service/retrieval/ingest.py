@@ -54,7 +54,7 @@ def fingerprint(chunks: Sequence[Chunk], embedder: str) -> str:
 
 
 def chunk_metadata(chunk: Chunk) -> dict[str, object]:
-    return {
+    metadata: dict[str, object] = {
         "doc_id": chunk.doc_id,
         "language": chunk.language,
         "title": chunk.title,
@@ -67,6 +67,9 @@ def chunk_metadata(chunk: Chunk) -> dict[str, object]:
         "embed_hash": chunk.embed_hash,
         "record_hash": chunk.record_hash,
     }
+    if chunk.names:  # Chroma refuses empty lists
+        metadata["names"] = list(chunk.names)
+    return metadata
 
 
 def ingest(settings: Settings, catalog: Catalog, *, progress: bool = False, rebuild: bool = False) -> IngestReport:

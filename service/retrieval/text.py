@@ -21,6 +21,8 @@ _LATIN_RUN = r"[a-z0-9]+(?:[._+/\-][a-z0-9]+)*"  # joiners . _ + / - keep Standa
 _RUNS = re.compile(f"({_CJK_RUN})|({_LATIN_RUN})")
 _PARTS = re.compile(r"[a-z0-9]+")
 _HAS_LETTER = re.compile(r"[a-z]")
+# A word with a version number glued on ("sxm5", "hbm3", "nvlink4", "llama3") also matches the bare word.
+_VERSIONED = re.compile(r"^([a-z]{3,})\d+$")
 
 STOPWORDS_EN = frozenset(
     "a an the and or but of to in on at by for from with without into onto over under about as is are was were be "
@@ -59,6 +61,11 @@ def normalize(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower()
 
 
+def query_language(text: str) -> str:
+    """'zh' when the text contains Chinese characters (mixed questions are Chinese with English terms), else 'en'."""
+    return "zh" if re.search(_CJK_RUN, text) else "en"
+
+
 def _stem(word: str) -> str:
     """Fold English plurals so 'checkpoints' matches 'checkpoint'; nothing more aggressive."""
     if not word.isalpha():  # model names such as l40s, h100s are names, not plurals
@@ -85,6 +92,7 @@ def tokenize(text: str) -> list[str]:
         parts = _PARTS.findall(latin)
         if len(parts) > 1 and _HAS_LETTER.search(latin):
             tokens.extend(_stem(p) for p in parts if p not in STOPWORDS_EN)
+        tokens.extend(m.group(1) for p in parts if (m := _VERSIONED.match(p)))
     return tokens
 
 
@@ -112,7 +120,7 @@ def snippet(text: str, query_terms: set[str], limit: int = SNIPPET_CHARS) -> str
 def _snippet_sentences(text: str) -> list[str]:
     plain = re.sub(r"^\s*(```|~~~|#+\s).*$", " ", text, flags=re.MULTILINE)  # fences and heading lines
     plain = re.sub(r"^\s*([-*+]|\d+\.)\s+", "", plain, flags=re.MULTILINE)  # list markers
-    plain = re.sub(r"[*_`|]+", "", plain)
+    plain = re.sub(r"[*`|]+|(?<![a-z0-9])_+|_+(?![a-z0-9])", "", plain, flags=re.IGNORECASE)  # emphasis, code, tables
     plain = re.sub(r"\s+", " ", plain).strip()
     parts = re.split(r"(?<=[。！？；])|(?<=[.!?;])\s+", plain)
     return [p.strip() for p in parts if p and p.strip()]

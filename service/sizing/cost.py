@@ -89,7 +89,7 @@ def cheapest_instance(catalog: Catalog, gpu_id: str, pricing: str = "on-demand",
 class CostRequest(SizingRequest):
     gpu_hours: float | None = Field(default=None, gt=0, le=1e10)
     gpu: str | None = Field(default=None, max_length=80, description="restrict to this GPU")
-    model: str | None = Field(default=None, max_length=120, description="with tokens: price the run on every GPU type")
+    model: str | None = Field(default=None, min_length=1, max_length=120, description="with tokens: price the run on every GPU type")
     params_b: float | None = Field(default=None, gt=0, le=100_000)
     tokens: float | None = Field(default=None, gt=0, le=1e16)
     gpus: int = Field(default=8, ge=1, le=1_000_000, description="GPUs the run uses (instances are rented whole)")
@@ -166,6 +166,11 @@ def _hours_by_gpu(req: CostRequest, catalog: Catalog, gpu_ids: set[str], gpus: i
         raise InputError([Problem("gpu_hours", "give gpu_hours, or a model (or params_b) with tokens",
                                   "请给出 gpu_hours（GPU 小时数），或给出模型（或 params_b）及 tokens",
                                   allowed="gpu_hours > 0, or model + tokens")])
+    if req.model is not None:
+        arch = catalog.model(req.model)
+        ledger.from_catalog("model", arch.id, "", f"{arch.name}: {arch.sources[0].url}")
+    if req.params_b is not None:
+        ledger.given("params_b", req.params_b, "B")
     hours: dict[str, float] = {}
     for gpu_id in sorted(gpu_ids):
         timing = training_time(TrainingTimeRequest(model=req.model, params_b=req.params_b, tokens=req.tokens, gpu=gpu_id, gpus=gpus), catalog)

@@ -74,6 +74,7 @@ def estimate_inference(req: InferenceRequest, catalog: Catalog) -> InferenceResu
     shape = resolve_shape(req, catalog, ledger)
     gpu = catalog.gpu(req.gpu) if req.gpu else None
     if gpu:
+        ledger.given("gpu", gpu.id)
         ledger.from_catalog("gpu_memory", gpu.memory_gb, "GiB", gpu.id)
     default_fmt = "bf16" if gpu is None or gpu.supports_bf16 else "fp16"
     weights_fmt = ledger.field(req, "weights", default=default_fmt)

@@ -289,6 +289,7 @@ def estimate_training_memory(req: TrainingMemoryRequest, catalog: Catalog) -> Tr
     shape = resolve_shape(req, catalog, ledger)
     gpu = catalog.gpu(req.gpu) if req.gpu else None
     if gpu:
+        ledger.given("gpu", gpu.id)
         ledger.from_catalog("gpu_memory", gpu.memory_gb, "GiB", gpu.id)
     check_method(req.task, req.method, req.precision)
     ledger.field(req, "task")

@@ -66,6 +66,7 @@ def data_loader(req: DataLoaderRequest, catalog: Catalog) -> DataLoaderResult:
                                   "请给出 tokens_per_second，或同时给出 samples_per_second 与 bytes_per_sample",
                                   allowed="tokens_per_second > 0, or samples_per_second and bytes_per_sample")])
     needed = rate * headroom
+    ledger.cite(ref.LLAMA3.title, ref.LLAMA3.url)  # §3.3.1: token reads are tiny; checkpoints drive storage
     out: dict = {}
     if req.storage_read_gbps is not None:
         have = ledger.given("storage_read_gbps", req.storage_read_gbps, "GB/s")

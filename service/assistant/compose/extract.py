@@ -1,0 +1,112 @@
+"""Extractive answers from retrieved chunks: the sentences that best match the question, each cited.
+
+This is the embedded default's "writer" for knowledge questions: it never
+invents text, so every sentence (and number) is a cited passage.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+CODE = re.compile(r"```[a-zA-Z]*\n.*?```", re.S)
+CJK = re.compile(r"[\u4e00-\u9fff]")
+STOP_EN = set("the a an of to in on for and or is are be with what how why do does my our we i it this that when which can should".split())
+COMMAND_ASK = re.compile(r"命令|怎么测|如何测|怎么查|如何查|怎么检查|如何检查|怎么跑|command|how (?:do|can) (?:i|we) (?:test|check|run|measure)|which tool|用什么工具|checklist|清单", re.I)
+
+
+@dataclass
+class Passage:
+    text: str
+    citation: int  # 1-based index into the answer's citations
+    score: float
+    order: int
+    is_code: bool = False
+
+
+def terms(text: str) -> set[str]:
+    """Latin words and CJK bigrams: enough overlap signal without a tokenizer."""
+    lowered = text.lower()
+    words = {w for w in re.findall(r"[a-z0-9][a-z0-9_.+-]*", lowered) if w not in STOP_EN and len(w) > 1}
+    cjk = "".join(CJK.findall(lowered))
+    return words | {cjk[i:i + 2] for i in range(len(cjk) - 1)}
+
+
+def units(chunk_text: str) -> list[tuple[str, bool]]:
+    """Split a chunk into sentences/bullets and code blocks, in order."""
+    out: list[tuple[str, bool]] = []
+    pos = 0
+    for m in CODE.finditer(chunk_text):
+        out.extend((s, False) for s in _sentences(chunk_text[pos:m.start()]))
+        out.append((m.group(0).strip(), True))
+        pos = m.end()
+    out.extend((s, False) for s in _sentences(chunk_text[pos:]))
+    return out
+
+
+def _sentences(text: str) -> list[str]:
+    pieces: list[str] = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#") or line.startswith("|---"):
+            continue
+        line = re.sub(r"^(?:[-*+]|\d+[.)])\s+", "", line)
+        for sentence in re.split(r"(?<=[。！？])|(?<=[.!?])\s+(?=[A-Z\u4e00-\u9fff])", line):
+            sentence = sentence.strip()
+            if len(sentence) >= 8:
+                pieces.append(sentence)
+    return pieces
+
+
+def select(question: str, chunks: list[str], *, max_points: int = 5, want_code: bool | None = None) -> list[Passage]:
+    """The best sentences across chunks; chunk i is citation i+1. The first chunk is favoured."""
+    q = terms(question)
+    want_code = bool(COMMAND_ASK.search(question)) if want_code is None else want_code
+    passages: list[Passage] = []
+    order = 0
+    for index, chunk in enumerate(chunks):
+        for position, (text, is_code) in enumerate(units(chunk)):
+            overlap = len(q & terms(text))
+            score = overlap / math.sqrt(len(terms(text)) + 4) + (0.6 if index == 0 else 0.2 / index) + (0.3 if position == 0 else 0.0)
+            if is_code:
+                score = score + 0.5 if want_code else -1.0
+            passages.append(Passage(text=text, citation=index + 1, score=score, order=order, is_code=is_code))
+            order += 1
+    best = sorted((p for p in passages if p.score > 0), key=lambda p: -p.score)
+    chosen: list[Passage] = []
+    codes = 0
+    for passage in best:
+        if passage.is_code:
+            if codes >= 2:
+                continue
+            codes += 1
+        chosen.append(passage)
+        if len(chosen) - codes >= max_points:
+            break
+    # Keep the strongest point first, the rest in reading order.
+    if not chosen:
+        return []
+    head, rest = chosen[0], sorted(chosen[1:], key=lambda p: p.order)
+    return [head, *rest]
+
+
+def render(passages: list[Passage]) -> str:
+    lines: list[str] = []
+    for p in passages:
+        if p.is_code:
+            lines.append(f"\n[{p.citation}]\n{p.text}\n")
+        else:
+            lines.append(f"- {p.text} [{p.citation}]")
+    return "\n".join(lines).strip() + "\n"
+
+
+def cite(passages: list[Passage], hits: list) -> tuple[str, list]:
+    """Render passages citing [1..n] over only the hits they use (in first-use order of rank)."""
+    if not passages:
+        return "", []
+    used = sorted({p.citation for p in passages})
+    renumber = {old: new + 1 for new, old in enumerate(used)}
+    for p in passages:
+        p.citation = renumber[p.citation]
+    return render(passages), [hits[i - 1] for i in used]

@@ -1,0 +1,104 @@
+"""Numeric grounding: every number in an answer must equal a number in a tool output or a cited chunk.
+
+Equality allows unit conversion (hours/days/years, %, k/M/G/T, GB/GiB) and the
+rounding the answer shows. Code blocks (commands quoted verbatim), citation
+markers, list numbering and names that contain digits (H100, Llama 3 70B,
+ZeRO-3, p5.48xlarge) are not figures and are skipped.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from service.assistant.numbers import MULTIPLIER, quantities
+from service.assistant.slots import find_all, _names
+from service.catalog import Catalog
+
+FACTORS = (1.0, 100.0, 0.01, 24.0, 1 / 24, 1 / 365, 1 / 8760, 1 / 168, 60.0, 1 / 60, 1e3, 1e-3, 1e6, 1e-6, 1e9, 1e-9, 1e12, 1e-12,
+           2**30 / 1e9, 1e9 / 2**30, 8.0, 1 / 8)
+REL_TOL = 0.006
+
+CODE_BLOCK = re.compile(r"```.*?```", re.S)
+INLINE_CODE = re.compile(r"`[^`\n]*`")
+MARKERS = re.compile(r"\[\d+\]|^\s{0,3}(?:\d+[.)]|#{1,6})\s", re.M)
+IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z]*[-_.]\d[\w.\-]*|\b\d+(?:\.\d+)*[a-z]+\d[\w.]*|https?://\S+|\b(?:19|20)\d\d-\d\d-\d\d\b")
+
+
+def source_numbers(tool_outputs: Iterable[Any], texts: Iterable[str]) -> list[float]:
+    values: list[float] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, bool) or node is None:
+            return
+        if isinstance(node, (int, float)):
+            if math.isfinite(node):
+                values.append(float(node))
+        elif isinstance(node, str):
+            values.extend(v for v, _, _ in quantities(_strip(node)))
+        elif isinstance(node, dict):
+            for item in node.values():
+                walk(item)
+        elif isinstance(node, (list, tuple)):
+            for item in node:
+                walk(item)
+
+    for output in tool_outputs:
+        walk(output)
+    for text in texts:
+        values.extend(v for v, _, _ in quantities(_strip(text)))
+    return values
+
+
+def _strip(text: str) -> str:
+    return IDENTIFIER.sub(" ", text)
+
+
+def answer_numbers(answer: str, catalog: Catalog) -> list[tuple[str, float, float]]:
+    """(as written, value, half a unit of its last shown digit) for every figure in the answer."""
+    text = CODE_BLOCK.sub(" ", answer)
+    text = INLINE_CODE.sub(" ", text)
+    text = MARKERS.sub(" ", text)
+    names = _names(catalog)
+    for patterns in (names.model, names.gpu):
+        for _, start, end in find_all(patterns, text):
+            text = text[:start] + " " * (end - start) + text[end:]
+    text = IDENTIFIER.sub(lambda m: " " * len(m.group(0)), text)
+    out = []
+    for value, start, end in quantities(text):
+        written = text[start:end].strip()
+        out.append((written, value, _half_unit(written)))
+    return out
+
+
+def _half_unit(written: str) -> float:
+    m = re.match(r"([\d,]+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?\s*(.*)$", written)
+    if not m:
+        return 0.5  # Chinese numerals are whole numbers
+    decimals = len(m.group(2) or "")
+    exponent = int(m.group(3) or 0)
+    mult = MULTIPLIER.get(m.group(4).strip(), 1.0) if m.group(4) else 1.0
+    return 0.5 * 10 ** (exponent - decimals) * mult
+
+
+def is_grounded(value: float, half_unit: float, sources: list[float]) -> bool:
+    if value == 0:
+        return True
+    for source in sources:
+        for factor in FACTORS:
+            target = source * factor
+            if target == 0:
+                continue
+            if abs(value - target) <= max(REL_TOL * abs(target), half_unit * 1.0001):
+                return True
+    return False
+
+
+def check(answer: str, catalog: Catalog, tool_outputs: Iterable[Any], cited_texts: Iterable[str]) -> tuple[int, list[str]]:
+    """(numbers checked, the ones not found in any tool output or cited chunk)."""
+    sources = source_numbers(tool_outputs, cited_texts)
+    numbers = answer_numbers(answer, catalog)
+    ungrounded = [written for written, value, half in numbers if not is_grounded(value, half, sources)]
+    return len(numbers), ungrounded

@@ -1,0 +1,22 @@
+"""One handler per intent; each returns a Draft for the pipeline to compose."""
+
+from collections.abc import Callable
+
+from service.assistant.handlers.base import Context, Draft
+from service.assistant.handlers.claims import claim_check
+from service.assistant.handlers.diagnostics import diagnostics
+from service.assistant.handlers.knowledge import faq, out_of_scope, preflight, smalltalk
+from service.assistant.handlers.workload import cloud_vs_onprem, compare, recommend, sizing_answer
+
+HANDLERS: dict[str, Callable[[Context], Draft]] = {
+    "faq": faq,
+    "sizing": sizing_answer,
+    "recommend": recommend,
+    "compare": compare,
+    "cloud_vs_onprem": cloud_vs_onprem,
+    "claim_check": claim_check,
+    "diagnostics": diagnostics,
+    "preflight": preflight,
+    "smalltalk": smalltalk,
+    "out_of_scope": out_of_scope,
+}

@@ -1,0 +1,139 @@
+"""Diagnostics: parse a pasted `nvidia-smi topo -m` matrix or nccl-tests output and judge it."""
+
+from __future__ import annotations
+
+import re
+
+from service.assistant.compose import extract, sizing
+from service.assistant.compose.fmt import num
+from service.assistant.compose.work import warnings
+from service.assistant.handlers.base import Context, Draft
+from service.assistant.handlers.knowledge import faq
+
+CELL = re.compile(r"^(X|NV\d+|SYS|NODE|PHB|PXB|PIX)$")
+NV_LINKS_TO_GPU = {18: "h100-sxm", 12: "a100-80gb-sxm", 8: "h800"}
+
+
+def parse_topology(text: str) -> dict | None:
+    """GPU-to-GPU cells of `nvidia-smi topo -m`: which pairs have NVLink (NV#) and which fall back to PCIe/SYS."""
+    lines = [line.rstrip() for line in text.splitlines() if line.strip()]
+    header = next((i for i, line in enumerate(lines) if re.search(r"\bGPU0\s+GPU1\b", line)), None)
+    if header is None:
+        return None
+    columns = [c for c in lines[header].split() if re.fullmatch(r"GPU\d+", c)]
+    n = len(columns)
+    matrix: dict[int, list[str]] = {}
+    for line in lines[header + 1:]:
+        m = re.match(r"^\s*GPU(\d+)\s+(.*)$", line)
+        if not m:
+            continue
+        cells = m.group(2).split()[:n]
+        if len(cells) == n and all(CELL.match(c) for c in cells):
+            matrix[int(m.group(1))] = cells
+    if len(matrix) < 2:
+        return None
+    nvlink, missing, links = 0, [], []
+    for i in sorted(matrix):
+        for j in range(i + 1, n):
+            if j not in matrix:
+                continue
+            cell = matrix[i][j]
+            if cell.startswith("NV"):
+                nvlink += 1
+                links.append(int(cell[2:]))
+            else:
+                missing.append(f"GPU{i}-GPU{j}:{cell}")
+    pairs = nvlink + len(missing)
+    return {"gpus": len(matrix), "pairs": pairs, "nvlink_pairs": nvlink, "pairs_without_nvlink": missing,
+            "links_per_pair": max(links) if links else 0}
+
+
+NCCL_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(float|half|bfloat16|double|int\w*)\s+\w+\s+-?\d+\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)", re.M)
+AVG = re.compile(r"avg bus bandwidth\s*:\s*([\d.]+)", re.I)
+RANKS = re.compile(r"#\s*Rank\s+\d+.*?device\s+\d+\s+\[[^\]]*\]\s+(.+)$", re.M | re.I)
+
+
+def parse_nccl(text: str) -> dict | None:
+    rows = [(int(m.group(1)), float(m.group(6))) for m in NCCL_ROW.finditer(text)]
+    avg = AVG.search(text)
+    if not rows and not avg:
+        return None
+    large = [busbw for size, busbw in rows if size >= 256 * 2**20]
+    peak = max(large) if large else (max(b for _, b in rows) if rows else None)
+    devices = RANKS.findall(text)
+    return {"rows": len(rows), "peak_busbw_gbps": peak, "avg_busbw_gbps": float(avg.group(1)) if avg else None,
+            "ranks": len(devices), "device": devices[0].strip() if devices else None}
+
+
+def diagnostics(ctx: Context) -> Draft:
+    if ctx.understanding.pasted == "topo":
+        topo = parse_topology(ctx.text)
+        if topo is not None:
+            return _topology(ctx, topo)
+    nccl = parse_nccl(ctx.text) if ctx.understanding.pasted == "nccl" else None
+    measured = (nccl and (nccl["peak_busbw_gbps"] or nccl["avg_busbw_gbps"])) or ctx.slots.measured_busbw_gbps
+    if measured:
+        return _bandwidth(ctx, measured, nccl)
+    return faq(ctx)
+
+
+def _bandwidth(ctx: Context, measured: float, parsed: dict | None) -> Draft:
+    s = ctx.slots
+    gpu = s.gpu
+    if gpu is None and parsed and parsed["device"]:
+        found = ctx.catalog.find_gpu(parsed["device"]) or _gpu_in(ctx, parsed["device"])
+        gpu = found.id if found else None
+    notes = []
+    if gpu is None:
+        gpu = "h100-sxm"
+        notes.append(ctx.t("GPU assumed: H100 SXM (name yours for a precise check).", "默认按 H100 SXM 判断（告诉我具体型号可更准确）。"))
+    gpus = s.gpus or (parsed["ranks"] if parsed and parsed["ranks"] >= 2 else 8)
+    if parsed:
+        ctx.record("parse-nccl-tests", {"lines": parsed["rows"]}, parsed)
+    result = ctx.run("nccl-expected", {"gpu": gpu, "gpus": max(gpus, 2), "gpus_per_node": min(max(gpus, 2), 8), "measured_busbw_gbps": measured})
+    hits = ctx.retrieve(ctx.t("nccl-tests busbw low NVLink not used diagnosis", "nccl-tests busbw 偏低 NVLink 未生效 排查"), k=2, topics=["networking", "preflight"])
+    passages = extract.select(ctx.text[:300], [h.text for h in hits], max_points=3)
+    body = "".join(f"> {n}\n" for n in notes) + ("\n" if notes else "") + sizing.render(result, ctx.lang, ctx.catalog) + "\n" + warnings(result.work, ctx.lang)
+    if result.verdict != "healthy":
+        body += "\n" + ctx.t("**Next steps**", "**下一步排查**") + "\n\n```bash\nnvidia-smi topo -m\nnvidia-smi nvlink --status\nNCCL_DEBUG=INFO ./build/all_reduce_perf -b 8 -e 8G -f 2 -g 8\n```\n"
+    body, hits = _append_passages(ctx, body, hits, passages)
+    return Draft(body=body, hits=hits, works=[("nccl-expected", result.work)], follow_ups=[
+        ctx.t("What does NCCL_DEBUG=INFO output tell me?", "NCCL_DEBUG=INFO 的输出怎么看？"), ctx.t("How do I check NVLink health?", "怎么检查 NVLink 是否正常？")])
+
+
+def _gpu_in(ctx: Context, device: str):
+    for token in re.findall(r"[A-Za-z]+\d+[A-Za-z]*", device):
+        found = ctx.catalog.find_gpu(token)
+        if found:
+            return found
+    return None
+
+
+def _topology(ctx: Context, topo: dict) -> Draft:
+    ctx.record("topology-check", {"gpus": topo["gpus"]}, topo)
+    missing = topo["pairs_without_nvlink"]
+    guess = NV_LINKS_TO_GPU.get(topo["links_per_pair"])
+    if not missing:
+        lead = ctx.t(f"**Healthy: all {topo['pairs']} GPU pairs of the {topo['gpus']} GPUs are connected by NVLink** (NV{topo['links_per_pair']}).",
+                     f"**正常：{topo['gpus']} 张 GPU 的全部 {topo['pairs']} 对之间都有 NVLink 连接**（NV{topo['links_per_pair']}）。")
+        if guess:
+            lead += ctx.t(f" NV{topo['links_per_pair']} is what {ctx.catalog.gpus[guess].name} systems show.", f" NV{topo['links_per_pair']} 对应 {ctx.catalog.gpus[guess].name} 系统。")
+    else:
+        shown = ", ".join(missing[:8])
+        lead = ctx.t(f"**Problem: {len(missing)} of {topo['pairs']} GPU pairs have no NVLink** ({shown}). Traffic between them goes over PCIe or the CPU interconnect, so a collective spanning all GPUs runs at that speed — 8 GPUs can end up training no faster than one.",
+                     f"**有问题：{topo['pairs']} 对 GPU 中有 {len(missing)} 对没有 NVLink**（{shown}）。它们之间的通信只能走 PCIe 或 CPU 互联，跨所有 GPU 的集合通信会被拖到这个速度——8 卡训练可能还不如单卡快。")
+    hits = ctx.retrieve(ctx.t("nvidia-smi topo -m NVLink missing PCIe SYS PHB meaning", "nvidia-smi topo -m NVLink 缺失 SYS PHB 含义"), k=2, topics=["networking", "gpu-health", "preflight"])
+    passages = extract.select("nvidia-smi topo NVLink SYS PHB PIX NV", [h.text for h in hits], max_points=3)
+    body = lead + "\n\n"
+    if missing:
+        body += ctx.t("**Next steps**", "**下一步排查**") + "\n\n```bash\nnvidia-smi nvlink --status\nnvidia-smi -q | grep -i -A3 nvlink\ndcgmi diag -r 2\n```\n"
+    body, hits = _append_passages(ctx, body, hits, passages)
+    return Draft(body=body, hits=hits, follow_ups=[ctx.t("What busbw should nccl-tests show here?", "这台机器 nccl-tests 应该跑到多少 busbw？"),
+                                                   ctx.t("How do I run nccl-tests?", "nccl-tests 怎么跑？")])
+
+
+def _append_passages(ctx: Context, body: str, hits: list, passages: list) -> tuple[str, list]:
+    rendered, cited = extract.cite(passages, hits)
+    if rendered:
+        body += "\n" + ctx.t("**From the knowledge base**", "**知识库参考**") + "\n\n" + rendered
+    return body, cited

@@ -1,0 +1,306 @@
+"""Slot extraction: the workload facts stated in a zh/en question, normalised.
+
+Only values the user states are extracted; defaults are the tools' business
+(and are reported there with provenance "default").
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from service.assistant.numbers import ARABIC, BIG, CN_NUMERAL, parse_number
+from service.catalog import Catalog
+
+NUM = rf"(?<![A-Za-z0-9_.])({ARABIC}|{CN_NUMERAL})"
+MULT = rf"({BIG}|[kKmMbBtT](?![a-zA-Z]))?"
+WORD_MULT = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+I = re.IGNORECASE
+
+
+class Slots(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    model: str | None = None
+    params_b: float | None = None
+    task: Literal["pretrain", "fine-tune", "inference"] | None = None
+    method: Literal["full", "lora", "qlora"] | None = None
+    tokens: float | None = None
+    samples: float | None = None
+    seq_len: int | None = None
+    epochs: float | None = None
+    gpu: str | None = None
+    gpus: int | None = None
+    nodes: int | None = None
+    deadline_hours: float | None = None
+    budget: float | None = None
+    currency: Literal["USD", "CNY"] | None = None
+    precision: Literal["fp32", "fp16", "bf16", "fp8"] | None = None
+    data_sensitivity: Literal["restricted"] | None = None
+    yearly_utilization: float | None = None
+    gpu_utilization: float | None = None
+    concurrency: int | None = None
+    context_len: int | None = None
+    measured_busbw_gbps: float | None = None
+    compare_gpus: list[str] | None = None
+
+    def stated(self) -> dict:
+        return self.model_dump(exclude_none=True)
+
+
+def _num(text: str, mult: str | None = None) -> float | None:
+    value = parse_number(text + (mult or ""))
+    return value
+
+
+def _alias_pattern(alias: str) -> str:
+    parts = [re.escape(p) for p in re.split(r"[\s\-_]+", alias.strip()) if p]
+    return r"[\s\-_]*".join(parts)
+
+
+class _Names:
+    """Regexes over every catalog spelling, longest first, built once per catalog."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self.gpu = self._build({**{g.id: g.id for g in catalog.gpus.values()}, **_spellings(catalog.gpus.values())})
+        self.model = self._build({**{m.id: m.id for m in catalog.models.values()}, **_spellings(catalog.models.values())})
+
+    @staticmethod
+    def _build(spellings: dict[str, str]) -> list[tuple[re.Pattern[str], str]]:
+        items = sorted(spellings.items(), key=lambda kv: -len(kv[0]))
+        # An optional plural "s" ("256 H100s").
+        return [(re.compile(rf"(?<![A-Za-z0-9.]){_alias_pattern(s)}s?(?![A-Za-z0-9])", I), ident) for s, ident in items if len(s) >= 2]
+
+
+def _spellings(entries) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for e in entries:
+        for s in (e.name, *e.aliases):
+            out.setdefault(s, e.id)
+    return out
+
+
+_NAMES: dict[int, _Names] = {}
+
+
+def _names(catalog: Catalog) -> _Names:
+    key = id(catalog)
+    if key not in _NAMES:
+        _NAMES[key] = _Names(catalog)
+    return _NAMES[key]
+
+
+def find_all(patterns: list[tuple[re.Pattern[str], str]], text: str) -> list[tuple[str, int, int]]:
+    """Non-overlapping (id, start, end) matches, longest spelling first."""
+    taken: list[tuple[int, int]] = []
+    found: list[tuple[str, int, int]] = []
+    for pattern, ident in patterns:
+        for m in pattern.finditer(text):
+            if any(m.start() < e and s < m.end() for s, e in taken):
+                continue
+            taken.append((m.start(), m.end()))
+            found.append((ident, m.start(), m.end()))
+    return sorted(found, key=lambda f: f[1])
+
+
+_UNIT_HOURS = [(r"小时|个小时|h(?![a-z0-9])|hrs?(?![a-z])|hours?", 1.0), (r"天|日|days?", 24.0), (r"周|个星期|星期|weeks?", 168.0), (r"个月|月|months?", 720.0)]
+
+
+def extract_slots(text: str, catalog: Catalog) -> Slots:
+    names = _names(catalog)
+    slots: dict = {}
+    masked = text
+
+    def mask(start: int, end: int) -> None:
+        nonlocal masked
+        masked = masked[:start] + " " * (end - start) + masked[end:]
+
+    # -- names (masked so their digits are not read as quantities) ------------------
+    models = find_all(names.model, text)
+    if models:
+        slots["model"] = models[0][0]
+        for _, s, e in models:
+            mask(s, e)
+    else:
+        fuzzy = catalog.find_model(text)
+        if fuzzy is not None:
+            slots["model"] = fuzzy.id
+            size = re.search(r"\d+(?:\.\d+)?\s*[bB](?![a-zA-Z0-9])", masked)
+            if size:
+                mask(size.start(), size.end())
+    gpus = find_all(names.gpu, masked)
+    if gpus:
+        slots["gpu"] = gpus[0][0]
+        distinct = list(dict.fromkeys(g for g, _, _ in gpus))
+        if len(distinct) > 1:
+            slots["compare_gpus"] = distinct
+        for _, s, e in gpus:
+            mask(s, e)
+        slots.update(_gpu_counts(masked, gpus))
+
+    # -- workload ---------------------------------------------------------------------
+    lowered = masked.lower()
+    if re.search(r"qlora", lowered):
+        slots["method"] = "qlora"
+    elif re.search(r"(?<!q)lora", lowered):
+        slots["method"] = "lora"
+    elif re.search(r"全参|全量|full[\s-]*(?:parameter|param)?[\s-]*(?:fine[\s-]*tun|ft|training)|full fine|fft\b", lowered):
+        slots["method"] = "full"
+    if re.search(r"预训练|pre-?train|from scratch|从头训练|从零(?:开始)?训练", lowered):
+        slots["task"] = "pretrain"
+    elif re.search(r"微调|精调|fine[\s-]*tun|finetun|\bsft\b|指令调优|instruction[\s-]*tun", lowered) or slots.get("method") in ("lora", "qlora"):
+        slots["task"] = "fine-tune"
+    elif re.search(r"推理|serving|\bserve\b|inference|在线服务|上线服务|部署.{0,6}(?:服务|api)|\bqps\b|并发|concurren|tokens?/s|tok/s|解码|decode", lowered):
+        slots["task"] = "inference"
+    if "method" in slots and "task" not in slots:
+        slots["task"] = "fine-tune"
+
+    slots.update(_sequence(masked, slots.get("task")))
+    masked = _mask_sequence(masked)
+    slots.update(_data_amounts(masked))
+    slots.update(_duration(masked))
+    slots.update(_budget(masked))
+    if "model" not in slots:
+        size = _params(masked)
+        if size:
+            slots["params_b"] = size
+    prec = re.search(r"(?<![a-z0-9])(fp8|bf16|fp16|fp32|tf32)(?![a-z0-9])", lowered)
+    if prec:
+        slots["precision"] = "fp32" if prec.group(1) == "tf32" else prec.group(1)
+    if re.search(r"数据不能出|不能出域|不出域|出不了|不能上云|不能放.{0,4}云|不能离开|敏感数据|涉密|合规要求|监管|私有化部署|on-?prem(?:ise)? only|cannot leave|can't leave|must stay|may not leave|not allowed to leave|confidential|regulated|hipaa|gdpr|air-?gapped", lowered):
+        slots["data_sensitivity"] = "restricted"
+    slots.update(_utilization(masked))
+    conc = re.search(rf"{NUM}\s*{MULT}\s*(?:个|路)?\s*(?:并发|concurrent|simultaneous|parallel requests|users? at (?:the same time|once)|同时在线)", masked, I)
+    if conc:
+        value = _num(conc.group(1), conc.group(2))
+        if value:
+            slots["concurrency"] = int(value)
+    bus = re.search(rf"(?:busbw|bus ?bandwidth|总线带宽)[^0-9\n]{{0,20}}{NUM}", masked, I)
+    if bus:
+        slots["measured_busbw_gbps"] = float(_num(bus.group(1)) or 0) or None
+    return Slots.model_validate({k: v for k, v in slots.items() if v is not None})
+
+
+def _gpu_counts(text: str, gpus: list[tuple[str, int, int]]) -> dict:
+    out: dict = {}
+    _, start, end = gpus[0]
+    before, after = text[max(0, start - 24):start], text[end:end + 16]
+    per_node = re.search(rf"{NUM}\s*(?:张|块|卡|个|x|×|\*|-?gpu|-?way)?\s*(?:卡)?\s*$", before, I)
+    times_after = re.match(rf"\s*(?:x|×|\*|GPU\s*x)\s*{NUM}", after, I) or re.match(rf"\s*s?\s*[:：]?\s*{NUM}\s*(?:张|块|卡|个)", after, I)
+    count = None
+    if per_node and per_node.group(1):
+        count = _num(per_node.group(1))
+    elif times_after:
+        count = _num(times_after.group(1))
+    nodes = re.search(rf"{NUM}\s*(?:台|个|组)\s*[^，。,.;；?？]{{0,16}}?(?:节点|服务器|机器)", text) \
+        or re.search(rf"{NUM}\s*(?:-|\s)?(?:节点|nodes?|servers?|machines?|hosts?)(?![a-z])", text, I)
+    if nodes:
+        node_count = _num(nodes.group(1))
+        if node_count:
+            out["nodes"] = int(node_count)
+            # "64台8卡H100服务器" / "64 nodes of 8x H100": GPUs = nodes × GPUs per node (8 when unstated).
+            out["gpus"] = int(node_count * (count or 8))
+            return out
+    if count:
+        out["gpus"] = int(count)
+    return out
+
+
+_SEQ_PATTERNS = [
+    rf"(?:序列长度|上下文(?:长度|窗口)?|seq(?:uence)?[\s_-]*len(?:gth)?|context(?:[\s_-]*(?:length|window|len))?|max[\s_-]*len(?:gth)?)\s*(?:为|是|=|:|：|of|to)?\s*{NUM}\s*([kK])?",
+    rf"每条(?:样本|数据)?(?:约|大约|平均)?\s*{NUM}\s*([kK])?\s*(?:个)?\s*tokens?",
+    rf"{NUM}\s*([kK])?\s*tokens?\s*(?:each|per (?:sample|example|sequence|request)|一条|每条|/条|长)",
+    rf"{NUM}\s*([kK])\s*(?:的)?\s*(?:context|上下文|长度|序列)",
+]
+
+
+def _sequence(text: str, task: str | None) -> dict:
+    for pattern in _SEQ_PATTERNS:
+        m = re.search(pattern, text, I)
+        if m:
+            value = _num(m.group(1))
+            if value:
+                value *= 1024 if m.group(2) else 1
+                key = "context_len" if task == "inference" else "seq_len"
+                return {key: int(value)}
+    return {}
+
+
+def _mask_sequence(text: str) -> str:
+    for pattern in _SEQ_PATTERNS:
+        text = re.sub(pattern, lambda m: " " * len(m.group(0)), text, flags=I)
+    return text
+
+
+def _data_amounts(text: str) -> dict:
+    out: dict = {}
+    tok = re.search(rf"{NUM}\s*{MULT}\s*(thousand|million|billion|trillion)?\s*(?:个)?\s*(?:tokens?|词元)", text, I)
+    if tok:
+        value = _num(tok.group(1), tok.group(2))
+        if value and tok.group(3):
+            value *= WORD_MULT[tok.group(3).lower()]
+        if value:
+            out["tokens"] = value
+    sam = re.search(rf"{NUM}\s*{MULT}\s*(thousand|million)?\s*(?:条|个|份|组)?\s*(?:样本|训练样本|数据|指令|对话|问答对|samples?|examples?|instances?|rows|records|conversations?|pairs)", text, I) \
+        or re.search(rf"{NUM}\s*({BIG}|[kKmM](?![a-zA-Z]))?\s*条", text)
+    if sam:
+        value = _num(sam.group(1), sam.group(2))
+        if value and sam.lastindex and sam.lastindex >= 3 and sam.group(3):
+            value *= WORD_MULT[sam.group(3).lower()]
+        if value:
+            out["samples"] = value
+    ep = re.search(rf"{NUM}\s*(?:个)?\s*(?:epochs?|轮)", text, I)
+    if ep:
+        out["epochs"] = _num(ep.group(1))
+    return out
+
+
+def _duration(text: str) -> dict:
+    for unit, hours in _UNIT_HOURS:
+        m = re.search(rf"{NUM}\s*(?:多)?\s*(?:{unit})", text, I)
+        if m:
+            value = _num(m.group(1))
+            if value:
+                return {"deadline_hours": value * hours}
+    return {}
+
+
+def _budget(text: str) -> dict:
+    usd = re.search(rf"(?:\$|US\$|USD\s*)\s*{NUM}\s*([kKmM]|万)?", text) or re.search(rf"{NUM}\s*([kKmM]|万)?\s*(?:美元|美金|dollars?|USD|bucks)", text, I)
+    if usd:
+        value = _num(usd.group(1), usd.group(2))
+        return {"budget": value, "currency": "USD"} if value else {}
+    cny = re.search(rf"{NUM}\s*(万|千|[kKmM])?\s*(?:元|块钱|块|人民币|RMB|CNY|¥)", text, I) or re.search(rf"(?:¥|￥|RMB\s*|CNY\s*)\s*{NUM}\s*(万|千|[kKmM])?", text, I)
+    if cny:
+        value = _num(cny.group(1), cny.group(2))
+        return {"budget": value, "currency": "CNY"} if value else {}
+    return {}
+
+
+def _params(text: str) -> float | None:
+    m = re.search(rf"{NUM}\s*(亿|万亿)\s*(?:个)?\s*参数", text)
+    if m:
+        value = _num(m.group(1), m.group(2))
+        return value / 1e9 if value else None
+    m = re.search(rf"{NUM}\s*(?:[bB](?![a-zA-Z])|billion)\s*(?:参数|params?|parameters?|模型|models?|级|的|dense|-parameter)?", text, I)
+    if m:
+        return _num(m.group(1))
+    return None
+
+
+def _utilization(text: str) -> dict:
+    out: dict = {}
+    yearly = re.search(rf"(?:年(?:均)?利用率|yearly|annual|per year|a year|全年|每年)[^0-9\n]{{0,16}}{NUM}\s*%", text, I) \
+        or re.search(rf"{NUM}\s*%\s*(?:的时间|of the (?:year|time)|(?:annual|yearly) utili[sz]ation|年利用率)", text, I)
+    if yearly:
+        value = _num(yearly.group(1))
+        if value is not None:
+            out["yearly_utilization"] = value / 100
+        return out
+    util = re.search(rf"(?:利用率|utili[sz]ation|util|gpu-util|使用率)[^0-9\n]{{0,16}}{NUM}\s*%", text, I) \
+        or re.search(rf"{NUM}\s*%\s*(?:左右)?\s*(?:的)?\s*(?:利用率|utili[sz]ation|util)", text, I)
+    if util:
+        out["gpu_utilization"] = _num(util.group(1))
+    return out

@@ -1,0 +1,121 @@
+"""Understanding a message: language, intent and slots, deterministically, in zh and en."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel
+
+from service.assistant.slots import Slots, extract_slots
+from service.catalog import Catalog
+
+Language = Literal["zh", "en"]
+Intent = Literal["faq", "sizing", "recommend", "compare", "cloud_vs_onprem", "claim_check", "diagnostics", "preflight", "smalltalk", "out_of_scope"]
+SizingAsk = Literal["memory", "time", "deadline", "budget_tokens", "inference", "cost", "checkpoint", "allreduce", "data_loader", "compute"]
+
+I = re.IGNORECASE
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+class Understanding(BaseModel):
+    language: Language
+    intent: Intent
+    slots: Slots
+    ask: SizingAsk | None = None  # which quantity a sizing question asks for
+    pasted: Literal["topo", "nccl"] | None = None
+
+
+def detect_language(text: str) -> Language:
+    """Chinese when the message has Chinese characters in any real proportion (mixed zh/en counts as zh)."""
+    cjk = len(CJK.findall(text))
+    latin = len(re.findall(r"[A-Za-z]+", text))
+    return "zh" if cjk >= 2 and cjk >= 0.15 * latin else ("zh" if cjk > 0 and latin == 0 else "en")
+
+
+DOMAIN = re.compile(
+    r"gpu|显卡|算力|卡|训练|train|微调|fine|tun|推理|inferen|serv|部署|deploy|模型|model|llm|大模型|cuda|nccl|nvlink|infiniband|\bib\b|roce|rdma|"
+    r"显存|内存|memory|vram|oom|checkpoint|检查点|断点|集群|cluster|节点|node|云|cloud|机房|idc|on-?prem|自建|带宽|bandwidth|存储|storage|io|iops|"
+    r"利用率|utili|吞吐|throughput|token|epoch|batch|zero|fsdp|deepspeed|megatron|lora|qlora|pytorch|torch|tensorflow|驱动|driver|镜像|image|"
+    r"容器|docker|kubernetes|k8s|slurm|租户|tenant|noisy|邻居|隔离|isolat|mig|spot|竞价|抢占|preempt|fp8|bf16|fp16|混合精度|precision|mfu|flops|"
+    r"a100|h100|h800|h200|b200|t4|a10|l4|l40|4090|910b|昇腾|mi300|xid|ecc|nvidia|dcgm|nvcc|fio|数据加载|dataloader|loader|断电|故障|outage|宕机|"
+    r"预算|budget|成本|cost|费用|价格|price|多少钱|参数|param|样本|sample|序列|seq|上下文|context|并行|parallel|分布式|distributed|通信|communicat|"
+    r"网络|network|交换机|switch|散热|cooling|功耗|power|kv ?cache|量化|quantiz|int4|int8|awq|gptq|vllm|sglang|tensorrt",
+    I,
+)
+INJECTION = re.compile(
+    r"ignore (?:all |your |the )?(?:previous |prior |above )?(?:instructions|rules)|忽略.{0,6}(?:指令|指示|规则|设定|提示)|"
+    r"system prompt|系统提示|(?:print|show|reveal|dump|输出|打印|显示|泄露).{0,20}(?:api[ _-]?key|secret|token|password|env|environment|环境变量|密钥|配置|config|system)",
+    I,
+)
+SMALLTALK = re.compile(r"^\s*(?:hi|hello|hey|thanks?|thank you|thx|good (?:morning|evening)|who are you|what can you do|你好|您好|嗨|哈喽|谢谢|多谢|感谢|你是谁|你能做什么|你会什么|早上好|晚上好)\b", I)
+CLAIM = re.compile(r"有文章|文章说|据说|听说|宣称|号称|声称|说是|说.{0,20}(?:就能|可以|能够)|靠谱吗|真的吗|可信吗|是真的|属实|吹牛|夸张|is it true|is this true|true that|an article|a blog|blog post|vendor (?:says|claims)|claims?|someone (?:said|told)|i read|i heard|marketing|really possible|legit|realistic\?|believable", I)
+PREFLIGHT = re.compile(r"部署前|上线前|开训前|训练前.{0,10}(?:检查|测试|确认|准备)|跑之前|开跑前|(?:检查|核查|验收)清单|checklist|pre-?flight|before (?:launching|starting|we start|kicking off|the run|a run|training)|sanity check|要检查什么|检查哪些|验收|burn-?in", I)
+CLOUD = re.compile(r"上云|云上还是|自建|买卡|买服务器|租还是买|租用还是|租.{0,4}还是.{0,4}买|买.{0,4}还是.{0,4}租|idc|机房|on-?prem|buy (?:or|vs\.?) rent|rent (?:or|vs\.?) buy|buy (?:our|the|gpus|servers|hardware)|break-?even|盈亏|回本|hybrid|混合云|自购|私有云|cloud (?:or|vs\.?)|(?:or|vs\.?) (?:the )?cloud|owning|capex", I)
+COMPARE = re.compile(r"\bvs\.?\b|versus|对比|比较|区别|差别|差多少|哪个(?:好|更|快|划算|便宜)|选哪个|compare|comparison|difference|better than|faster than|which is (?:better|faster|cheaper)", I)
+RECOMMEND = re.compile(r"什么配置|啥配置|怎么配|如何配置|配置(?:方案|建议|推荐)|哪种(?:gpu|卡|显卡)|什么(?:gpu|卡|显卡)|几张|多少张|多少(?:块|台|个)(?:gpu|卡|显卡|节点|机器)|需要几|要几|推荐|选型|怎么选|如何选|买什么|租什么|what (?:hardware|setup|config|configuration|gpus?|instance|cluster)|which (?:gpus?|instance|hardware|setup)|how many (?:gpus|nodes|cards|h100|a100)|recommend|suggest|what do (?:i|we) need|what should (?:i|we) (?:use|rent|buy|get)|sizing for|spec out|够不够|够用吗|enough", I)
+ASKS: list[tuple[SizingAsk, re.Pattern[str]]] = [
+    ("checkpoint", re.compile(r"checkpoint.{0,20}(?:多大|size|大小|how big|写入|write)|检查点.{0,10}(?:多大|大小|写)|保存间隔|checkpoint interval|how often.{0,20}checkpoint", I)),
+    ("allreduce", re.compile(r"all-?reduce.{0,30}(?:多久|耗时|time|take|latency)|通信(?:时间|耗时)|梯度同步.{0,10}(?:多久|时间)", I)),
+    ("data_loader", re.compile(r"(?:读取|读|存储|storage|loader|数据加载|io).{0,20}(?:多少|带宽|吞吐|throughput|GB/s|MB/s|iops|够不够|enough|need)", I)),
+    ("budget_tokens", re.compile(r"能训(?:练)?多少(?:token|数据)|多少token.{0,10}(?:能|可以)|how many tokens.{0,30}(?:in|within)|tokens? (?:can|could) (?:we|i) train", I)),
+    ("deadline", re.compile(r"(?:几张|多少张|多少(?:块|个)|how many gpus|how many cards|how many h100|how many a100).{0,40}(?:内|完成|finish|within|by|deadline|in \d)|(?:内|within|in)\s*\S{0,10}(?:完成|训完|finish).{0,20}(?:几张|多少|how many)", I)),
+    ("cost", re.compile(r"多少钱|费用|成本|花费|价格|贵不贵|cost|price|how much (?:money|would it cost|does it cost|will it cost)|\$|预算够", I)),
+    ("inference", re.compile(r"推理|serving|\bserve\b|inference|并发|concurren|tokens?/s|tok/s|qps|kv ?cache|首字|ttft|解码|decode", I)),
+    ("time", re.compile(r"多久|多长时间|多少天|几天|多少小时|训多久|跑多久|how long|how many (?:days|hours)|time to|takes? (?:how|about)|wall-?clock|gpu[\s-]?hours?|gpu 小时|卡时", I)),
+    ("memory", re.compile(r"显存|内存|memory|vram|\bfit\b|fits|放得下|装得下|放不下|装不下|oom|能不能跑|跑得动|跑不动|can i (?:run|train)|能否在|单卡", I)),
+    ("compute", re.compile(r"flops|算力需求|计算量|总算力|compute budget|petaflop", I)),
+]
+TOPO = re.compile(r"GPU0\s+GPU1|(?:^|\n)\s*GPU\d\s+(?:X|NV\d+|SYS|PHB|PIX|PXB|NODE)\s", I)
+NCCL = re.compile(r"all_reduce_perf|busbw|algbw|avg bus bandwidth|#\s*size\s+count", I)
+DIAG = re.compile(r"排查|诊断|怎么回事|是不是坏|正常吗|有问题吗|is (?:this|that|it) normal|what(?:'s| is) wrong|diagnos|troubleshoot|slow|慢|掉速|不正常|异常", I)
+
+
+def understand(text: str, catalog: Catalog, *, language: Language | None = None) -> Understanding:
+    lang = language or detect_language(text)
+    slots = extract_slots(text, catalog)
+    intent, ask, pasted = classify(text, slots)
+    return Understanding(language=lang, intent=intent, slots=slots, ask=ask, pasted=pasted)
+
+
+def classify(text: str, slots: Slots) -> tuple[Intent, SizingAsk | None, Literal["topo", "nccl"] | None]:
+    has_workload = bool(slots.model or slots.params_b)
+    domain = bool(DOMAIN.search(text)) or has_workload or bool(slots.gpu)
+    if TOPO.search(text):
+        return "diagnostics", None, "topo"
+    if NCCL.search(text) and (slots.measured_busbw_gbps or re.search(r"\n\s*\d+\s+\d+\s+(?:float|half|bfloat16)", text)):
+        return "diagnostics", None, "nccl"
+    if not domain:
+        if SMALLTALK.search(text) and len(text) < 80:
+            return "smalltalk", None, None
+        return "out_of_scope", None, None
+    if INJECTION.search(text) and not (has_workload or slots.gpu or RECOMMEND.search(text)):
+        return "out_of_scope", None, None
+    ask = _ask(text)
+    if CLAIM.search(text) and (has_workload or slots.gpu or slots.deadline_hours or re.search(r"\d", text)):
+        return "claim_check", ask, None
+    if PREFLIGHT.search(text):
+        return "preflight", None, None
+    if CLOUD.search(text):
+        return "cloud_vs_onprem", "cost", None
+    if slots.compare_gpus and len(slots.compare_gpus) >= 2 and COMPARE.search(text):
+        return "compare", ask, None
+    if slots.measured_busbw_gbps or (slots.gpu_utilization is not None and DIAG.search(text) and not has_workload):
+        return ("diagnostics", None, None) if slots.measured_busbw_gbps else ("faq", None, None)
+    if RECOMMEND.search(text) and ask not in ("memory", "time", "inference", "checkpoint", "allreduce", "data_loader", "budget_tokens") \
+            and (has_workload or slots.task or re.search(r"训练|train|微调|fine|推理|serv|inference", text, I)):
+        return "recommend", None, None
+    if ask and (has_workload or slots.tokens or slots.gpu or slots.task):
+        if ask == "deadline" and not slots.deadline_hours:
+            ask = "time"
+        return "sizing", ask, None
+    if RECOMMEND.search(text) and has_workload:
+        return "recommend", None, None
+    return "faq", None, None
+
+
+def _ask(text: str) -> SizingAsk | None:
+    for name, pattern in ASKS:
+        if pattern.search(text):
+            return name
+    return None
