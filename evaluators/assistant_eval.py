@@ -39,7 +39,8 @@ def _same(expected: Any, actual: Any) -> bool:
 def answer_language(markdown: str) -> str:
     """The language of the prose: code, tables, links and the sources list left out."""
     text = re.sub(r"```.*?```", " ", markdown, flags=re.S)
-    text = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(("|", "- [", "[")))
+    text = "\n".join(line for line in text.splitlines()
+                     if not line.lstrip().startswith(("|", "- [", "[", "- `", "#")) and "http" not in line)
     text = re.sub(r"https?://\S+|`[^`]*`", " ", text)
     cjk = len(CJK.findall(text))
     latin = len(re.findall(r"[A-Za-z]", text))
@@ -141,7 +142,8 @@ def score_turn(turn: dict[str, Any], answer: Any, index: Any, tallies: list[Tall
 
 
 def _citations_valid(answer: Any, index: Any) -> bool:
-    markers = {int(m) for m in re.findall(r"\[(\d+)\]", re.sub(r"```.*?```", " ", answer.answer, flags=re.S))}
+    prose = re.sub(r"`[^`\n]*`", " ", re.sub(r"```.*?```", " ", answer.answer, flags=re.S))
+    markers = {int(m) for m in re.findall(r"\[(\d+)\]", prose)}
     if any(m < 1 or m > len(answer.citations) for m in markers):
         return False
     return all(index.get(c.id) is not None for c in answer.citations)

@@ -6,12 +6,12 @@ import re
 from typing import Any
 
 from service.assistant.slots import Slots
-from service.assistant.understand import Understanding, _ask
+from service.assistant.understand import INJECTION, Understanding, _ask
 
 I = re.IGNORECASE
-WORKLOAD_INTENTS = ("recommend", "sizing", "compare", "cloud_vs_onprem", "claim_check", "preflight")
+WORKLOAD_INTENTS = ("recommend", "sizing", "compare", "cloud_vs_onprem", "claim_check", "preflight", "diagnostics")
 FOLLOW = re.compile(r"呢[？?。.!！\s]*$|what about|how about|instead|换成|改成|改用|换用|如果|要是|假如|\bif (?:we|i|the|it)|and (?:with|for|if|on)|"
-                    r"^\s*(?:and|also|then|so)\b|^\s*那|用.{0,12}的话|same (?:but|with)|\bwith \d+|\bon \d+", I)
+                    r"^\s*(?:and|also|then|so)\b|^\s*那|用.{0,12}的话|same (?:but|with)|\bwith \d+|\bon \d+|具体|详细|那块|这块|这部分|more detail|specifically|elaborate", I)
 RELATIVE = [
     ("budget", re.compile(r"(?:预算|budget|钱).{0,10}(?:一半|half|减半)|half (?:the|my|our) budget", I), 0.5),
     ("budget", re.compile(r"(?:预算|budget).{0,10}(?:翻倍|double|两倍|加倍)|double (?:the|my|our) budget", I), 2.0),
@@ -23,41 +23,45 @@ RELATIVE = [
 
 
 def merge(text: str, und: Understanding, state: dict[str, Any]) -> Understanding:
-    prev_slots: dict[str, Any] = state.get("slots") or {}
     prev_intent = state.get("intent")
-    new = und.slots.stated()
-    if not prev_slots or prev_intent not in WORKLOAD_INTENTS or und.intent in ("out_of_scope", "smalltalk", "diagnostics"):
+    if prev_intent in (None, "out_of_scope", "smalltalk") or und.intent == "smalltalk" or INJECTION.search(text):
         return und
-    has_own_workload = bool(new.get("model") or new.get("params_b"))
-    short = len(text) <= 120
+    prev_slots: dict[str, Any] = state.get("slots") or {}
+    new = und.slots.stated()
     ask = _ask(text)
-    follow = bool(FOLLOW.search(text)) and short
-    supplies_missing = und.intent == "faq" and bool(new) and short
-    asks_about_same = ask is not None and not has_own_workload and short
-    if not (follow or supplies_missing or asks_about_same or _relative(text)):
+    short = len(text) <= 120
+    cue = bool(FOLLOW.search(text)) or _relative(text)
+    own_workload = bool(new.get("model") or new.get("params_b"))
+    if und.intent in ("diagnostics", "claim_check", "preflight", "cloud_vs_onprem", "compare") and not cue:
+        return und  # a new question of its own kind
+    if not (short and (cue or und.intent == "out_of_scope" or (und.intent == "faq" and (new or ask)) or (ask and not own_workload and prev_slots))):
         return und
     merged = {**prev_slots, **new}
-    if has_own_workload and "params_b" in merged and new.get("model"):
-        merged.pop("params_b")
+    if own_workload and new.get("model"):
+        merged.pop("params_b", None)
+    if "gpu_utilization" in new and "yearly_utilization" in prev_slots and "yearly_utilization" not in new:
+        merged["yearly_utilization"] = merged.pop("gpu_utilization") / 100
     for key, pattern, factor in RELATIVE:
         if pattern.search(text) and merged.get(key):
-            merged[key] = merged[key] * factor
-            if key == "gpus":
-                merged[key] = max(1, int(merged[key]))
+            merged[key] = max(1, int(merged[key] * factor)) if key == "gpus" else merged[key] * factor
     intent, new_ask = und.intent, und.ask
-    if und.intent == "faq" or (follow and und.intent in ("recommend", "sizing") and prev_intent != und.intent and ask is None):
+    if und.intent in ("faq", "out_of_scope") or (und.intent in ("recommend", "sizing") and prev_intent in ("recommend", "sizing") and ask is None):
         intent, new_ask = prev_intent, state.get("ask")
-    if asks_about_same and und.intent == "faq":
+    if ask and not own_workload and und.intent in ("faq", "out_of_scope") and prev_intent in ("recommend", "sizing", "claim_check", "compare", "diagnostics") \
+            and (merged.get("model") or merged.get("gpu")) or \
+            ask and und.intent == "sizing":
         intent, new_ask = "sizing", ask
-    return und.model_copy(update={"intent": intent, "ask": new_ask, "slots": Slots.model_validate(merged)})
+    context = state.get("query") if intent in ("faq", "diagnostics", "preflight", "claim_check") else None
+    return und.model_copy(update={"intent": intent, "ask": new_ask, "slots": Slots.model_validate(merged), "context": context})
 
 
 def _relative(text: str) -> bool:
     return any(pattern.search(text) for _, pattern, _ in RELATIVE)
 
 
-def state(und: Understanding, previous: dict[str, Any] | None = None) -> dict[str, Any]:
+def state(und: Understanding, text: str, previous: dict[str, Any] | None = None) -> dict[str, Any]:
     """What the next turn can build on; chit-chat and out-of-scope turns keep the previous workload."""
     if und.intent in ("out_of_scope", "smalltalk") and previous:
         return previous
-    return {"slots": und.slots.stated(), "intent": und.intent, "ask": und.ask}
+    query = f"{und.context} {text}" if und.context else text
+    return {"slots": und.slots.stated(), "intent": und.intent, "ask": und.ask, "query": query[-400:]}

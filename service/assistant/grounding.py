@@ -69,6 +69,8 @@ def answer_numbers(answer: str, catalog: Catalog) -> list[tuple[str, float, floa
     out = []
     for value, start, end in quantities(text):
         written = text[start:end].strip()
+        if not re.match(r"\d", written):
+            continue  # Chinese numerals in prose ("一次", "两张卡") are words; figures are written in digits
         out.append((written, value, _half_unit(written)))
     return out
 

@@ -56,7 +56,7 @@ class Assistant:
         if self.writer is not None and und.intent not in ("out_of_scope", "smalltalk") and draft.clarification is None:
             answer = self._rewrite(answer, ctx, draft)
         answer.answer = self._redact(answer.answer)
-        self.store.save_turn(conversation_id, text, answer.model_dump(mode="json"), followup.state(und, state), und.language)
+        self.store.save_turn(conversation_id, text, answer.model_dump(mode="json"), followup.state(und, text, state), und.language)
         log.info("answered intent=%s lang=%s tools=%d citations=%d writer=%s ms=%.1f", und.intent, und.language,
                  len(answer.tool_calls), len(answer.citations), answer.writer, (time.perf_counter() - started) * 1000)
         return answer
@@ -154,7 +154,8 @@ def _citation(hit) -> Citation:
 
 
 def _markers_valid(text: str, count: int) -> bool:
-    return all(1 <= int(m) <= count for m in re.findall(r"\[(\d+)\]", text))
+    prose = re.sub(r"`[^`\n]*`", " ", re.sub(r"```.*?```", " ", text, flags=re.S))
+    return all(1 <= int(m) <= count for m in re.findall(r"\[(\d+)\]", prose))
 
 
 def split_deltas(text: str) -> list[str]:

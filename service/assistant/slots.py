@@ -20,6 +20,9 @@ WORD_MULT = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 I = re.IGNORECASE
 
 
+VARIANTS = {"a100-80gb-sxm": ("a100-40gb-sxm", "a100-80gb-sxm"), "a100-40gb-sxm": ("a100-40gb-sxm", "a100-80gb-sxm")}
+
+
 class Slots(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -134,11 +137,17 @@ def extract_slots(text: str, catalog: Catalog) -> Slots:
     if gpus:
         slots["gpu"] = gpus[0][0]
         distinct = list(dict.fromkeys(g for g, _, _ in gpus))
+        # "A100 有 40G 和 80G 两个版本": one family, two memory variants.
+        if distinct[0] in VARIANTS and re.search(r"40\s*G(?:B)?.{0,6}(?:和|与|跟|还是|or|vs|/|、).{0,4}80\s*G|80\s*G(?:B)?.{0,6}(?:和|与|跟|还是|or|vs|/|、).{0,4}40\s*G", text, I):
+            distinct = list(VARIANTS[distinct[0]])
         if len(distinct) > 1:
             slots["compare_gpus"] = distinct
         for _, s, e in gpus:
             mask(s, e)
         slots.update(_gpu_counts(masked, gpus))
+
+    if "gpus" not in slots:
+        slots.update(_bare_count(masked))
 
     # -- workload ---------------------------------------------------------------------
     lowered = masked.lower()
@@ -146,11 +155,15 @@ def extract_slots(text: str, catalog: Catalog) -> Slots:
         slots["method"] = "qlora"
     elif re.search(r"(?<!q)lora", lowered):
         slots["method"] = "lora"
-    elif re.search(r"全参|全量|full[\s-]*(?:parameter|param)?[\s-]*(?:fine[\s-]*tun|ft|training)|full fine|fft\b", lowered):
+    elif re.search(r"全参|全量|full[\s-]*(?:parameter|param)?[\s-]*(?:fine[\s-]*tun|ft|training)|full fine|fully fine|full version|full-parameter|fft\b", lowered):
         slots["method"] = "full"
-    if re.search(r"预训练|pre-?train|from scratch|从头训练|从零(?:开始)?训练", lowered):
+    tune = re.search(r"微调|精调|fine[\s-]*tun|finetun|\bsft\b|指令调优|instruction[\s-]*tun", lowered)
+    serve = re.search(r"推理|serving|\bserve\b|inference|在线服务|上线服务|部署.{0,6}(?:服务|api)", lowered)
+    if re.search(r"预训练|pre-?train|from scratch|从头训|从零(?:开始)?训", lowered):
         slots["task"] = "pretrain"
-    elif re.search(r"微调|精调|fine[\s-]*tun|finetun|\bsft\b|指令调优|instruction[\s-]*tun", lowered) or slots.get("method") in ("lora", "qlora"):
+    elif tune and serve and serve.start() > tune.start() and re.search(r"完了|之后|以后|后要|then|after", lowered):
+        slots["task"] = "inference"  # "微调完了要上线推理": the question is about serving
+    elif tune or slots.get("method") in ("lora", "qlora"):
         slots["task"] = "fine-tune"
     elif re.search(r"推理|serving|\bserve\b|inference|在线服务|上线服务|部署.{0,6}(?:服务|api)|\bqps\b|并发|concurren|tokens?/s|tok/s|解码|decode", lowered):
         slots["task"] = "inference"
@@ -172,7 +185,9 @@ def extract_slots(text: str, catalog: Catalog) -> Slots:
     if re.search(r"数据不能出|不能出域|不出域|出不了|不能上云|不能放.{0,4}云|不能离开|敏感数据|涉密|合规要求|监管|私有化部署|on-?prem(?:ise)? only|cannot leave|can't leave|must stay|may not leave|not allowed to leave|confidential|regulated|hipaa|gdpr|air-?gapped", lowered):
         slots["data_sensitivity"] = "restricted"
     slots.update(_utilization(masked))
-    conc = re.search(rf"{NUM}\s*{MULT}\s*(?:个|路)?\s*(?:并发|concurrent|simultaneous|parallel requests|users? at (?:the same time|once)|同时在线)", masked, I)
+    conc = re.search(rf"{NUM}\s*{MULT}\s*(?:个|路)?\s*(?:并发|concurrent|simultaneous|parallel requests|users? at (?:the same time|once)|同时在线)", masked, I) \
+        or re.search(rf"同时\s*{NUM}\s*()(?:个|路)?\s*(?:请求|用户|会话|并发)", masked) \
+        or (slots.get("task") == "inference" and re.search(rf"(?:batch(?:[\s_-]*size)?|并发数?)\s*(?:=|:|为|是)?\s*{NUM}()", masked, I))
     if conc:
         value = _num(conc.group(1), conc.group(2))
         if value:
@@ -190,10 +205,17 @@ def _gpu_counts(text: str, gpus: list[tuple[str, int, int]]) -> dict:
     per_node = re.search(rf"{NUM}\s*(?:张|块|卡|个|x|×|\*|-?gpu|-?way)?\s*(?:卡)?\s*$", before, I)
     times_after = re.match(rf"\s*(?:x|×|\*|GPU\s*x)\s*{NUM}", after, I) or re.match(rf"\s*s?\s*[:：]?\s*{NUM}\s*(?:张|块|卡|个)", after, I)
     count = None
+    if re.match(r"\s*(?:gpu[\s-]*hours?|gpu\s*小时|卡时|hours?)", after, I):
+        per_node = times_after = None
     if per_node and per_node.group(1):
         count = _num(per_node.group(1))
     elif times_after:
         count = _num(times_after.group(1))
+    pair = re.search(rf"{NUM}\s*台\s*{NUM}\s*卡", text)
+    if pair:
+        node_count, per = _num(pair.group(1)), _num(pair.group(2))
+        if node_count and per:
+            return {"nodes": int(node_count), "gpus": int(node_count * per)}
     nodes = re.search(rf"{NUM}\s*(?:台|个|组)\s*[^，。,.;；?？]{{0,16}}?(?:节点|服务器|机器)", text) \
         or re.search(rf"{NUM}\s*(?:-|\s)?(?:节点|nodes?|servers?|machines?|hosts?)(?![a-z])", text, I)
     if nodes:
@@ -208,8 +230,22 @@ def _gpu_counts(text: str, gpus: list[tuple[str, int, int]]) -> dict:
     return out
 
 
+def _bare_count(text: str) -> dict:
+    """GPU counts without a GPU type: "8张卡", "with 8 GPUs", "单卡", "a single GPU"."""
+    # A masked GPU name leaves a run of spaces: "single H100" reads "single     ".
+    single = re.search(r"单卡|单张|一张卡|一块卡|一张\s{2,}|\bsingle\s+(?:gpu|card)s?\b|\bsingle\s{3,}|\bone (?:gpu|card)\b", text, I)
+    m = re.search(rf"{NUM}\s*(?:张|块)\s*(?:gpu|卡|显卡)?|{NUM}\s*(?:x\s*)?(?:gpus|cards)\b|{NUM}\s*卡(?!时)", text, I)
+    if m and (single is None or m.start() < single.start()):
+        value = _num(m.group(1) or m.group(2) or m.group(3))
+        if value and value < 1e6:
+            return {"gpus": int(value)}
+    return {"gpus": 1} if single else {}
+
+
 _SEQ_PATTERNS = [
-    rf"(?:序列长度|上下文(?:长度|窗口)?|seq(?:uence)?[\s_-]*len(?:gth)?|context(?:[\s_-]*(?:length|window|len))?|max[\s_-]*len(?:gth)?)\s*(?:为|是|=|:|：|of|to)?\s*{NUM}\s*([kK])?",
+    rf"(?:序列长度|上下文(?:长度|窗口)?|seq(?:uence)?(?:[\s_-]*len(?:gth)?)?|context(?:[\s_-]*(?:length|window|len))?|max[\s_-]*len(?:gth)?)\s*(?:为|是|=|:|：|of|to|开到|设为|设成|调到|到)?\s*{NUM}\s*([kK])?",
+    rf"{NUM}\s*([kK])?\s*-?\s*tokens?\s+(?:context|window|requests?|sequences?|prompts?)",
+    rf"(?:samples?|examples?|条)\s*[x×*]\s*{NUM}\s*([kK])?\s*(?:tokens?)",
     rf"每条(?:样本|数据)?(?:约|大约|平均)?\s*{NUM}\s*([kK])?\s*(?:个)?\s*tokens?",
     rf"{NUM}\s*([kK])?\s*tokens?\s*(?:each|per (?:sample|example|sequence|request)|一条|每条|/条|长)",
     rf"{NUM}\s*([kK])\s*(?:的)?\s*(?:context|上下文|长度|序列)",
@@ -243,7 +279,7 @@ def _data_amounts(text: str) -> dict:
             value *= WORD_MULT[tok.group(3).lower()]
         if value:
             out["tokens"] = value
-    sam = re.search(rf"{NUM}\s*{MULT}\s*(thousand|million)?\s*(?:条|个|份|组)?\s*(?:样本|训练样本|数据|指令|对话|问答对|samples?|examples?|instances?|rows|records|conversations?|pairs)", text, I) \
+    sam = re.search(rf"{NUM}\s*{MULT}\s*(thousand|million)?\s*(?:条|个|份|组)?\s*(?:[a-z-]+\s+){{0,2}}(?:样本|训练样本|数据|指令|对话|问答对|samples?|examples?|instances?|rows|records|conversations?|pairs)", text, I) \
         or re.search(rf"{NUM}\s*({BIG}|[kKmM](?![a-zA-Z]))?\s*条", text)
     if sam:
         value = _num(sam.group(1), sam.group(2))
@@ -251,18 +287,24 @@ def _data_amounts(text: str) -> dict:
             value *= WORD_MULT[sam.group(3).lower()]
         if value:
             out["samples"] = value
-    ep = re.search(rf"{NUM}\s*(?:个)?\s*(?:epochs?|轮)", text, I)
+    ep = re.search(rf"(?:{NUM}|\b(one|two|three|four|five)\b)\s*(?:个)?\s*(?:epochs?|轮)", text, I)
     if ep:
-        out["epochs"] = _num(ep.group(1))
+        out["epochs"] = _num(ep.group(1)) if ep.group(1) else WORD_NUMBERS[ep.group(2).lower()]
     return out
 
 
+DEADLINE_BEFORE = re.compile(r"(?:within|in|under|by|deadline|期限|要在|需要在|需在|在|限|最多|不超过|less than|at most|only have|只有|给)\s*(?:about|around|大约|约|大概)?\s*$", I)
+DEADLINE_AFTER = re.compile(r"^\s*(?:内|以内|之内|完成|搞定|训完|跑完|结束|出结果|就能|能|可以|的\s*deadline|deadline|to (?:finish|train|complete|run)|done|出来|.{0,14}完)", I)
+WORD_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10}
+
+
 def _duration(text: str) -> dict:
+    """A deadline or time budget: a duration with words that make it one ("24小时内", "within 3 days", "10天就能")."""
     for unit, hours in _UNIT_HOURS:
-        m = re.search(rf"{NUM}\s*(?:多)?\s*(?:{unit})", text, I)
-        if m:
-            value = _num(m.group(1))
-            if value:
+        for m in re.finditer(rf"(?:{NUM}|\b(a|an|one|two|three|four|five|six|seven|ten)\s)\s*(?:多)?\s*(?:{unit})", text, I):
+            value = _num(m.group(1)) if m.group(1) else WORD_NUMBERS[m.group(2).lower()]
+            before, after = text[max(0, m.start() - 16):m.start()], text[m.end():m.end() + 16]
+            if value and (DEADLINE_BEFORE.search(before) or DEADLINE_AFTER.search(after)):
                 return {"deadline_hours": value * hours}
     return {}
 

@@ -12,7 +12,7 @@ from service.catalog import Catalog
 
 Language = Literal["zh", "en"]
 Intent = Literal["faq", "sizing", "recommend", "compare", "cloud_vs_onprem", "claim_check", "diagnostics", "preflight", "smalltalk", "out_of_scope"]
-SizingAsk = Literal["memory", "time", "deadline", "budget_tokens", "inference", "cost", "checkpoint", "allreduce", "data_loader", "compute"]
+SizingAsk = Literal["memory", "time", "deadline", "budget_tokens", "inference", "cost", "checkpoint", "allreduce", "data_loader", "compute", "nccl"]
 
 I = re.IGNORECASE
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -24,13 +24,27 @@ class Understanding(BaseModel):
     slots: Slots
     ask: SizingAsk | None = None  # which quantity a sizing question asks for
     pasted: Literal["topo", "nccl"] | None = None
+    context: str | None = None  # the previous question, when this one is a follow-up that only makes sense with it
+
+
+PASTED = re.compile(r"```.*?(?:```|$)", re.S)
+LOG_LINE = re.compile(r"^\s*(?:#|GPU\d|NIC\d|mlx\d)|^(?:\s*[\d.]+){4,}")
 
 
 def detect_language(text: str) -> Language:
-    """Chinese when the message has Chinese characters in any real proportion (mixed zh/en counts as zh)."""
-    cjk = len(CJK.findall(text))
-    latin = len(re.findall(r"[A-Za-z]+", text))
-    return "zh" if cjk >= 2 and cjk >= 0.15 * latin else ("zh" if cjk > 0 and latin == 0 else "en")
+    """The language of the sentence frame: Chinese characters weighed against English words.
+
+    Pasted logs and code are left out; mixed questions ("训练时GPU utilization一直50%左右怎么排查")
+    are Chinese when Chinese carries the sentence, English when a few Chinese terms sit in an
+    English sentence.
+    """
+    prose = PASTED.sub(" ", text)
+    prose = "\n".join(line for line in prose.splitlines() if CJK.search(line) or not LOG_LINE.match(line))
+    cjk = len(CJK.findall(prose))
+    words = len(re.findall(r"[A-Za-z]{2,}", prose))
+    if cjk == 0:
+        return "en"
+    return "zh" if cjk >= 0.5 * words else "en"
 
 
 DOMAIN = re.compile(
@@ -40,6 +54,7 @@ DOMAIN = re.compile(
     r"容器|docker|kubernetes|k8s|slurm|租户|tenant|noisy|邻居|隔离|isolat|mig|spot|竞价|抢占|preempt|fp8|bf16|fp16|混合精度|precision|mfu|flops|"
     r"a100|h100|h800|h200|b200|t4|a10|l4|l40|4090|910b|昇腾|mi300|xid|ecc|nvidia|dcgm|nvcc|fio|数据加载|dataloader|loader|断电|故障|outage|宕机|"
     r"预算|budget|成本|cost|费用|价格|price|多少钱|参数|param|样本|sample|序列|seq|上下文|context|并行|parallel|分布式|distributed|通信|communicat|"
+    r"hardware|硬件|故障|fault|宕机|挂了|crash|hang|nan\b|loss|吞吐|延迟|latency|ttft|tpot|batch|算子|kernel|"
     r"网络|network|交换机|switch|散热|cooling|功耗|power|kv ?cache|量化|quantiz|int4|int8|awq|gptq|vllm|sglang|tensorrt",
     I,
 )
@@ -49,17 +64,30 @@ INJECTION = re.compile(
     I,
 )
 SMALLTALK = re.compile(r"^\s*(?:hi|hello|hey|thanks?|thank you|thx|good (?:morning|evening)|who are you|what can you do|你好|您好|嗨|哈喽|谢谢|多谢|感谢|你是谁|你能做什么|你会什么|早上好|晚上好)\b", I)
-CLAIM = re.compile(r"有文章|文章说|据说|听说|宣称|号称|声称|说是|说.{0,20}(?:就能|可以|能够)|靠谱吗|真的吗|可信吗|是真的|属实|吹牛|夸张|is it true|is this true|true that|an article|a blog|blog post|vendor (?:says|claims)|claims?|someone (?:said|told)|i read|i heard|marketing|really possible|legit|realistic\?|believable", I)
-PREFLIGHT = re.compile(r"部署前|上线前|开训前|训练前.{0,10}(?:检查|测试|确认|准备)|跑之前|开跑前|(?:检查|核查|验收)清单|checklist|pre-?flight|before (?:launching|starting|we start|kicking off|the run|a run|training)|sanity check|要检查什么|检查哪些|验收|burn-?in", I)
-CLOUD = re.compile(r"上云|云上还是|自建|买卡|买服务器|租还是买|租用还是|租.{0,4}还是.{0,4}买|买.{0,4}还是.{0,4}租|idc|机房|on-?prem|buy (?:or|vs\.?) rent|rent (?:or|vs\.?) buy|buy (?:our|the|gpus|servers|hardware)|break-?even|盈亏|回本|hybrid|混合云|自购|私有云|cloud (?:or|vs\.?)|(?:or|vs\.?) (?:the )?cloud|owning|capex", I)
-COMPARE = re.compile(r"\bvs\.?\b|versus|对比|比较|区别|差别|差多少|哪个(?:好|更|快|划算|便宜)|选哪个|compare|comparison|difference|better than|faster than|which is (?:better|faster|cheaper)", I)
-RECOMMEND = re.compile(r"什么配置|啥配置|怎么配|如何配置|配置(?:方案|建议|推荐)|哪种(?:gpu|卡|显卡)|什么(?:gpu|卡|显卡)|几张|多少张|多少(?:块|台|个)(?:gpu|卡|显卡|节点|机器)|需要几|要几|推荐|选型|怎么选|如何选|买什么|租什么|what (?:hardware|setup|config|configuration|gpus?|instance|cluster)|which (?:gpus?|instance|hardware|setup)|how many (?:gpus|nodes|cards|h100|a100)|recommend|suggest|what do (?:i|we) need|what should (?:i|we) (?:use|rent|buy|get)|sizing for|spec out|够不够|够用吗|enough", I)
+CLAIM = re.compile(r"有文章|文章说|据说|听说|宣称|号称|声称|宣传|说是|有人说|客服说|厂商说|销售说|说.{0,20}(?:就能|可以|能够)|靠谱吗|真的吗|真是这样|是这样吗|这话对吗|说法|可信吗|是真的|属实|吹牛|夸张|"
+                   r"你怎么看|就(?:掉|降|会掉|能)[^，。,]{0,14}[？?]|is it true|is this true|true that|an article|a blog|blog post|vendor (?:says|claims)|claims?|someone (?:said|told)|insists|"
+                   r"i read|i heard|marketing|really possible|legit|realistic\?|believable|make sense|plausible|credible|sound right|is that (?:right|true|correct)|right\?\s*$", I)
+STRONG_CLAIM = re.compile(r"有文章|文章说|宣称|号称|声称|宣传|有人说|客服说|厂商说|销售说|说法|这话对吗|真是这样|insists|claims?|vendor (?:says|claims|told)|an article|someone (?:said|told)|make sense|is that (?:right|true)|right\?\s*$", I)
+PREFLIGHT = re.compile(r"部署前|上线前|开训前|训练前.{0,10}(?:检查|测试|确认|准备)|跑之前|开跑前|之前.{0,8}(?:检查|测|做哪些|准备|验证)|(?:检查|核查|验收)清单|checklist|pre-?flight|"
+                       r"before\b.{0,40}\b(?:launch|start|run|job|training)|smoke test|sanity check|要检查什么|检查哪些|验收|burn-?in\b|(?:what|which).{0,20}(?:verify|check).{0,40}(?:new|fresh|provisioned|before)", I)
+CLOUD = re.compile(r"上云|云上还是|自建|买卡|买服务器|租还是买|租用还是|租.{0,6}还是.{0,6}买|买.{0,6}还是.{0,6}租|建机房|idc.{0,6}(?:还是|or)|on-?prem|buy.{0,8}(?:or|vs\.?|还是).{0,8}rent|rent.{0,8}(?:or|vs\.?|还是).{0,8}buy|"
+                   r"buy (?:our|the|gpus|servers|hardware)|buy our own|break-?even|盈亏|回本|hybrid|混合云|自购|私有云|cloud (?:or|vs\.?)|(?:or|vs\.?) (?:the )?cloud|owning|capex", I)
+COMPARE = re.compile(r"\bvs\.?\b|versus|对比|比较|区别|差别|差距|差多少|比(?:怎么样|如何|起来)|相比|哪个(?:好|更|快|划算|便宜)|选哪个|该选|compare|comparison|difference|"
+                     r"better than|faster than|which is (?:better|faster|cheaper)|\bor\b.{0,30}\bwhich\b|which (?:one )?should", I)
+RECOMMEND = re.compile(r"什么配置|啥配置|(?:机器|集群|硬件|gpu|卡|资源)怎么配|怎么配(?:机器|集群|硬件|gpu|卡)|如何配置(?:机器|集群|硬件|gpu)|配置(?:方案|建议|推荐)|哪种(?:gpu|卡|显卡)|什么(?:gpu|卡|显卡)|啥卡|用啥|几张|多少张|"
+                       r"多少(?:块|台|个)(?:gpu|卡|显卡|节点|机器)|需要几|要几|推荐|选型|怎么选|如何选|买什么|租什么|多大的?(?:集群|规模)|什么\s*setup|怎么配(?:置)?(?:比较好|合适)?\s*[？?。]?\s*$|"
+                       r"(?:机器|集群|硬件|gpu|卡|资源)\s*怎么配|practical way to (?:fine-?tune|train|run|serve)|"
+                       r"what (?:hardware|setup|config|configuration|gpus?|instance|cluster|kind of (?:machine|cluster|hardware))|which (?:gpus?|instance|hardware|setup|card)|how many (?:gpus|nodes|cards|h100|a100)|"
+                       r"recommend|suggest|what do (?:i|we) need|what should (?:i|we) (?:use|rent|buy|get)|sizing for|spec out|ballpark|cluster size|cheapest (?:gpu|card|option|way|setup)|最便宜|最省钱|"
+                       r"config\??\s*$|setup\??\s*$|够不够|够用吗|能搞定吗|单卡能|enough", I)
 ASKS: list[tuple[SizingAsk, re.Pattern[str]]] = [
+    ("nccl", re.compile(r"busbw.{0,20}(?:多少|正常|expected|should|应该)|(?:expected|正常的?).{0,12}busbw", I)),
     ("checkpoint", re.compile(r"checkpoint.{0,20}(?:多大|size|大小|how big|写入|write)|检查点.{0,10}(?:多大|大小|写)|保存间隔|checkpoint interval|how often.{0,20}checkpoint", I)),
     ("allreduce", re.compile(r"all-?reduce.{0,30}(?:多久|耗时|time|take|latency)|通信(?:时间|耗时)|梯度同步.{0,10}(?:多久|时间)", I)),
     ("data_loader", re.compile(r"(?:读取|读|存储|storage|loader|数据加载|io).{0,20}(?:多少|带宽|吞吐|throughput|GB/s|MB/s|iops|够不够|enough|need)", I)),
-    ("budget_tokens", re.compile(r"能训(?:练)?多少(?:token|数据)|多少token.{0,10}(?:能|可以)|how many tokens.{0,30}(?:in|within)|tokens? (?:can|could) (?:we|i) train", I)),
-    ("deadline", re.compile(r"(?:几张|多少张|多少(?:块|个)|how many gpus|how many cards|how many h100|how many a100).{0,40}(?:内|完成|finish|within|by|deadline|in \d)|(?:内|within|in)\s*\S{0,10}(?:完成|训完|finish).{0,20}(?:几张|多少|how many)", I)),
+    ("budget_tokens", re.compile(r"(?:能|可以)\S{0,4}多少\s*(?:token|数据)|多少token.{0,10}(?:能|可以)|how many tokens.{0,60}(?:in|within)|tokens? (?:can|could) (?:we|i) (?:train|push)", I)),
+    ("deadline", re.compile(r"(?:几张|多少张|多少(?:块|个)|how many gpus|how many cards|how many h100s?|how many a100s?).{0,60}(?:内|完成|finish|within|by|deadline|in \d)|"
+                            r"(?:内|within|in)\s*\S{0,10}(?:完成|训完|跑完|搞定|finish|done).{0,20}(?:几张|多少|how many)", I)),
     ("cost", re.compile(r"多少钱|费用|成本|花费|价格|贵不贵|cost|price|how much (?:money|would it cost|does it cost|will it cost)|\$|预算够", I)),
     ("inference", re.compile(r"推理|serving|\bserve\b|inference|并发|concurren|tokens?/s|tok/s|qps|kv ?cache|首字|ttft|解码|decode", I)),
     ("time", re.compile(r"多久|多长时间|多少天|几天|多少小时|训多久|跑多久|how long|how many (?:days|hours)|time to|takes? (?:how|about)|wall-?clock|gpu[\s-]?hours?|gpu 小时|卡时", I)),
@@ -68,13 +96,20 @@ ASKS: list[tuple[SizingAsk, re.Pattern[str]]] = [
 ]
 TOPO = re.compile(r"GPU0\s+GPU1|(?:^|\n)\s*GPU\d\s+(?:X|NV\d+|SYS|PHB|PIX|PXB|NODE)\s", I)
 NCCL = re.compile(r"all_reduce_perf|busbw|algbw|avg bus bandwidth|#\s*size\s+count", I)
-DIAG = re.compile(r"排查|诊断|怎么回事|是不是坏|正常吗|有问题吗|is (?:this|that|it) normal|what(?:'s| is) wrong|diagnos|troubleshoot|slow|慢|掉速|不正常|异常", I)
+DIAG = re.compile(r"排查|诊断|怎么回事|是不是坏|正常吗|有问题吗|问题出在|哪里有问题|原因|is (?:this|that|it) normal|what(?:'s| is) wrong|diagnos|troubleshoot|slow|慢|掉速|不正常|异常|why|bottleneck|瓶颈", I)
+SYMPTOM = re.compile(r"只(?:比|有)单卡.{0,6}快|只比.{0,8}快了?|scal(?:ing|es) (?:only|poorly|badly)|speed-?up.{0,20}only|via (?:shm|net/socket|socket)|p2p/ipc|step time", I)
+FIT_QUESTION = re.compile(r"够不够|够用吗|够吗|能搞定|搞得定|跑得动|跑不动|放得下吗|装得下吗|可以吗|行不行|行吗|\benough\b|can (?:we|i|it) (?:run|serve|fit|train|fine-?tune|handle|host)|will it fit|does it fit", I)
+DEFINITION = re.compile(r"指什么|是什么|什么意思|啥意思|是啥|原理|为什么|为啥|怎么办|如何解决|怎么解决|有啥办法|有什么办法|怎么优化|怎么防|咋防|咋整|"
+                        r"what (?:is|are|does)|what's the (?:difference|meaning)|meaning of|how does .{0,40} (?:work|help)|\bwhy\b|which knobs|what knobs|how (?:do|can|should) (?:i|we) (?:fix|avoid|reduce|handle|debug)|how much slower", I)
 
 
 def understand(text: str, catalog: Catalog, *, language: Language | None = None) -> Understanding:
     lang = language or detect_language(text)
     slots = extract_slots(text, catalog)
     intent, ask, pasted = classify(text, slots)
+    if intent == "cloud_vs_onprem" and slots.gpu_utilization is not None and slots.yearly_utilization is None:
+        # In a rent-or-buy question a utilisation figure means share of the year in use.
+        slots = slots.model_copy(update={"yearly_utilization": slots.gpu_utilization / 100, "gpu_utilization": None})
     return Understanding(language=lang, intent=intent, slots=slots, ask=ask, pasted=pasted)
 
 
@@ -92,7 +127,7 @@ def classify(text: str, slots: Slots) -> tuple[Intent, SizingAsk | None, Literal
     if INJECTION.search(text) and not (has_workload or slots.gpu or RECOMMEND.search(text)):
         return "out_of_scope", None, None
     ask = _ask(text)
-    if CLAIM.search(text) and (has_workload or slots.gpu or slots.deadline_hours or re.search(r"\d", text)):
+    if STRONG_CLAIM.search(text) or (CLAIM.search(text) and (has_workload or slots.gpu or slots.deadline_hours or re.search(r"\d", text))):
         return "claim_check", ask, None
     if PREFLIGHT.search(text):
         return "preflight", None, None
@@ -100,12 +135,20 @@ def classify(text: str, slots: Slots) -> tuple[Intent, SizingAsk | None, Literal
         return "cloud_vs_onprem", "cost", None
     if slots.compare_gpus and len(slots.compare_gpus) >= 2 and COMPARE.search(text):
         return "compare", ask, None
-    if slots.measured_busbw_gbps or (slots.gpu_utilization is not None and DIAG.search(text) and not has_workload):
-        return ("diagnostics", None, None) if slots.measured_busbw_gbps else ("faq", None, None)
-    if RECOMMEND.search(text) and ask not in ("memory", "time", "inference", "checkpoint", "allreduce", "data_loader", "budget_tokens") \
-            and (has_workload or slots.task or re.search(r"训练|train|微调|fine|推理|serv|inference", text, I)):
+    if slots.measured_busbw_gbps or SYMPTOM.search(text) or (slots.gpu_utilization is not None and DIAG.search(text)):
+        return "diagnostics", None, None
+    definitional = bool(DEFINITION.search(text))
+    if FIT_QUESTION.search(text) and (has_workload or slots.task):
+        if slots.gpu and (slots.gpus or 1) == 1:
+            # "Can it run on this one card?" is a memory question about the card named.
+            return "sizing", "inference" if slots.task == "inference" or ask == "inference" else "memory", None
+        return "recommend", None, None  # a node, or no card named: size a configuration
+    specific = ask in ("memory", "time", "deadline", "budget_tokens", "checkpoint", "allreduce", "data_loader", "nccl")
+    if RECOMMEND.search(text) and not specific and (has_workload or slots.task or re.search(r"训练|train|微调|fine|推理|serv|inference|部署", text, I)):
         return "recommend", None, None
-    if ask and (has_workload or slots.tokens or slots.gpu or slots.task):
+    if definitional and not (has_workload and ask in ("memory", "time", "cost", "deadline", "budget_tokens")) or definitional and re.search(r"怎么办|如何解决|which knobs|how much slower|为啥|为什么|why", text, I):
+        return "faq", None, None
+    if ask and (has_workload or slots.tokens or slots.gpu):
         if ask == "deadline" and not slots.deadline_hours:
             ask = "time"
         return "sizing", ask, None

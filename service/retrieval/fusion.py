@@ -7,6 +7,8 @@ junk found by a single shared word:
 1. Scores, not ranks: cosine similarity plus a BM25 score scaled to [0, 1] by
    the best BM25 score of the query, times BM25_SCALE. A perfect lexical match
    is worth about as much as a clearly better embedding match, no more.
+   Chinese questions get a larger share: the encoder is measurably weaker on
+   Chinese (dense MRR 0.75 vs 0.85 on English) while jieba BM25 is stronger.
 2. Cross-language BM25 counts half: when a chunk is in the other language than
    the question, the words they share are only names and numbers, weak evidence
    compared with the embedding, which does understand both languages.
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-BM25_SCALE = 0.25
+BM25_SCALE = {"zh": 0.4, "en": 0.25}  # by question language
 OTHER_LANGUAGE_BM25 = 0.5
 DOC_EVIDENCE = 0.5
 NAME_MATCH = 0.05
@@ -34,7 +36,8 @@ def fuse(
     dense: dict[int, float],
     bm25: np.ndarray,
     doc_of_row: np.ndarray,
-    same_language: np.ndarray,
+    row_language: np.ndarray,
+    question_language: str,
     named: np.ndarray,
     *,
     dense_weight: float,
@@ -45,7 +48,7 @@ def fuse(
 
     dense: cosine similarity of the dense candidates (already filtered).
     bm25: BM25 score of every row, 0 where filtered out or unmatched.
-    doc_of_row: a document number per row; same_language: row language == question language;
+    doc_of_row: a document number per row; row_language: "zh" or "en" per row;
     named: the row belongs to the card of a catalog entry the question names.
     """
     rows = len(bm25)
@@ -57,9 +60,9 @@ def fuse(
     best_bm25 = float(bm25.max()) if rows else 0.0
     lexical = np.zeros(rows, dtype=np.float32)
     if best_bm25 > 0:
-        lexical = (bm25 / best_bm25) * np.where(same_language, 1.0, OTHER_LANGUAGE_BM25)
+        lexical = (bm25 / best_bm25) * np.where(row_language == question_language, 1.0, OTHER_LANGUAGE_BM25)
     dense_part = dense_weight * cosine
-    lexical_part = bm25_weight * BM25_SCALE * lexical
+    lexical_part = bm25_weight * BM25_SCALE[question_language] * lexical
     documents = int(doc_of_row.max()) + 1 if rows else 0
     doc_score = _max_by(dense_part, doc_of_row, documents) + _max_by(lexical_part, doc_of_row, documents)
     fused = dense_part + lexical_part + DOC_EVIDENCE * doc_score[doc_of_row] + NAME_MATCH * named

@@ -51,7 +51,8 @@ def _memory(r, lang: str, catalog: Catalog) -> str:
         (pick(lang, "gradients", "梯度"), gib(r.per_gpu.gradients_gib)),
         (pick(lang, "optimizer + master weights", "优化器状态 + 主权重"), gib(r.per_gpu.optimizer_gib)),
         (pick(lang, "activations", "激活值"), gib(r.per_gpu.activations_gib)),
-        (pick(lang, "buffers + runtime overhead", "缓冲区 + 运行时开销"), gib(r.per_gpu.buffers_gib + r.per_gpu.overhead_gib)),
+        (pick(lang, "buffers", "缓冲区"), gib(r.per_gpu.buffers_gib)),
+        (pick(lang, "runtime overhead", "运行时开销"), gib(r.per_gpu.overhead_gib)),
         (pick(lang, "total per GPU", "每卡合计"), gib(r.per_gpu.total_gib)),
         (pick(lang, "convention", "字节口径"), f"{r.convention} ({num(r.bytes_per_param)} B/param)"),
     ]

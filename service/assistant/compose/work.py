@@ -29,8 +29,8 @@ def how_computed(work: Work, lang: str, *, title_suffix: str = "") -> str:
         lines.append("|---|---|---|")
         for item in work.inputs:
             source = PROVENANCE[lang][item.provenance]
-            if item.source and item.provenance in ("default", "derived"):
-                source += f": {item.source}"
+            if item.source and item.provenance in ("default", "derived") and lang == "en":
+                source += f": {item.source}"  # the reasons are written in English
             unit = f" {item.unit}" if item.unit else ""
             lines.append(f"| {item.name} | {_value(item.value)}{unit} | {source} |")
         lines.append("")

@@ -56,7 +56,12 @@ class Context:
     def run(self, tool: str, payload: dict[str, Any]) -> BaseModel:
         """Call a sizing tool and record the call; InputError propagates with field names."""
         clean = {k: v for k, v in payload.items() if v is not None}
-        result = get_tool(tool)(clean, self.catalog)
+        try:
+            result = get_tool(tool)(clean, self.catalog)
+        except InputError as exc:
+            # Recorded so the refusal (and any figure in it) is traceable to the tool.
+            self.tool_calls.append(ToolCall(tool=tool, input=clean, output={"error": exc.message("en"), "error_zh": exc.message("zh")}))
+            raise
         self.tool_calls.append(ToolCall(tool=tool, input=clean, output=result.model_dump(mode="json")))
         return result
 
@@ -72,7 +77,10 @@ class Context:
 
     def retrieve(self, query: str | None = None, *, k: int = 3, topics: list[str] | None = None) -> list:
         # Pasted logs make poor queries: the question is in the first lines.
-        text = (query or self.text)[:MAX_QUERY_CHARS]
+        if query is None:
+            # A follow-up ("Slurm 上呢？") is searched together with the question it follows.
+            query = f"{self.understanding.context} {self.text}" if self.understanding.context else self.text
+        text = query[:MAX_QUERY_CHARS]
         try:
             return self.index.search(text, k=k, language=self.lang, topics=topics)
         except InputError:

@@ -44,7 +44,7 @@ def parse_topology(text: str) -> dict | None:
             else:
                 missing.append(f"GPU{i}-GPU{j}:{cell}")
     pairs = nvlink + len(missing)
-    return {"gpus": len(matrix), "pairs": pairs, "nvlink_pairs": nvlink, "pairs_without_nvlink": missing,
+    return {"gpus": len(matrix), "pairs": pairs, "nvlink_pairs": nvlink, "pairs_without_nvlink": missing, "pairs_without_nvlink_count": len(missing),
             "links_per_pair": max(links) if links else 0}
 
 

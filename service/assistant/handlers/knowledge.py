@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from service.assistant.compose import extract
 from service.assistant.compose.fmt import num
 from service.assistant.handlers.base import Context, Draft
@@ -83,10 +85,17 @@ def preflight(ctx: Context) -> Draft:
     return draft
 
 
+THANKS = re.compile(r"thank|thx|谢谢|多谢|感谢|帮大忙", re.I)
+
+
 def smalltalk(ctx: Context) -> Draft:
+    if THANKS.search(ctx.text):
+        return Draft(body=ctx.t("You're welcome! Ask any time about GPUs, sizing, costs or troubleshooting.",
+                                "不客气！关于 GPU 选型、资源估算、成本或故障排查，随时来问。"), show_sources=False,
+                     follow_ups=[ctx.t("What should I check before a training run?", "训练前需要检查哪些项目？")])
     return Draft(body=ctx.t(
-        "Hello! I help plan AI-training infrastructure: which GPUs and how many, cloud or on-prem, memory/time/cost estimates, and troubleshooting (low utilisation, NCCL, outages). Every figure I give comes from a sizing tool or a cited source. Try: *\"How many A100 80GB do I need to fully fine-tune Qwen-14B in 24 hours?\"*",
-        "您好！我可以帮您规划 AI 训练基础设施：选什么 GPU、要几张、上云还是自建，估算显存/时间/费用，并排查利用率低、NCCL 通信、训练中断等问题。我给出的每个数字都来自计算工具或有出处的资料。可以试试问：*“Qwen-14B 全参微调 24 小时内完成需要几张 A100 80G？”*"),
+        "Hello! I help plan AI-training infrastructure: which GPUs and how many, cloud or on-prem, memory/time/cost estimates, and troubleshooting (low utilisation, NCCL, outages). Every figure I give comes from a sizing tool or a cited source. Try: *\"How many A100 80GB do I need to fully fine-tune Qwen-14B within a day?\"*",
+        "您好！我可以帮您规划 AI 训练基础设施：选什么 GPU、要几张、上云还是自建，估算显存/时间/费用，并排查利用率低、NCCL 通信、训练中断等问题。我给出的每个数字都来自计算工具或有出处的资料。可以试试问：*“Qwen-14B 全参微调一天内完成需要几张 A100 80G？”*"),
         show_sources=False, follow_ups=[ctx.t("What should I check before a training run?", "训练前需要检查哪些项目？"),
                                         ctx.t("Should we rent GPUs or buy them?", "GPU 是租还是买划算？")])
 

@@ -73,7 +73,8 @@ def recommend(ctx: Context) -> Draft:
 def sizing_answer(ctx: Context) -> Draft:
     ask = ctx.understanding.ask or "memory"
     handler = {"memory": _memory, "time": _time, "deadline": _deadline, "budget_tokens": _tokens_budget, "inference": _inference,
-               "cost": _cost, "checkpoint": _checkpoint, "allreduce": _allreduce, "data_loader": _data_loader, "compute": _compute}[ask]
+               "cost": _cost, "checkpoint": _checkpoint, "allreduce": _allreduce, "data_loader": _data_loader, "compute": _compute,
+               "nccl": _nccl}[ask]
     return handler(ctx)
 
 
@@ -200,6 +201,14 @@ def _allreduce(ctx: Context) -> Draft:
     result = ctx.run("allreduce", {**_model_ref(ctx), "gpu": s.gpu or DEFAULT_GPU, "gpus": max(s.gpus or 8, 2)}) if (s.model or s.params_b) \
         else ctx.run("allreduce", {"gpu": s.gpu or DEFAULT_GPU, "gpus": max(s.gpus or 8, 2), "size_mb": 25})
     return _finish(ctx, result, topics=["networking"])
+
+
+def _nccl(ctx: Context) -> Draft:
+    s = ctx.slots
+    gpus = max(s.gpus or 8, 2)
+    result = ctx.run("nccl-expected", {"gpu": s.gpu or DEFAULT_GPU, "gpus": gpus, "gpus_per_node": min(gpus, 8), "measured_busbw_gbps": s.measured_busbw_gbps})
+    return _finish(ctx, result, notes=[] if s.gpu else [ctx.t("GPU assumed: H100 SXM.", "默认按 H100 SXM 计算。")], topics=["networking", "preflight"],
+                   follow=[ctx.t("How do I run nccl-tests across nodes?", "多机怎么跑 nccl-tests？")])
 
 
 def _data_loader(ctx: Context) -> Draft:
