@@ -351,7 +351,7 @@ def summary(outcomes: list[Outcome]) -> dict[str, Any]:
             "by_kind": {k: {"passed": p, "cases": n} for k, (p, n) in sorted(by_kind.items())}}
 
 
-def print_table(outcomes: list[Outcome]) -> None:
+def print_table(outcomes: list[Outcome], totals: list[Outcome] | None = None) -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -366,7 +366,7 @@ def print_table(outcomes: list[Outcome]) -> None:
         table.add_row(o.id, o.check, o.shown, _num(o.published), o.unit, "" if o.ratio is None else f"{o.ratio:.3f}", band, verdict)
     console = Console(width=200)
     console.print(table)
-    s = summary(outcomes)
+    s = summary(outcomes if totals is None else totals)
     console.print(f"{s['passed']}/{s['cases']} cases pass; " + ", ".join(f"{k} {v['passed']}/{v['cases']}" for k, v in s["by_kind"].items()))
 
 
@@ -383,7 +383,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"unknown case ids: {', '.join(sorted(unknown))}")
         cases = [c for c in cases if c["id"] in set(args.only)]
     outcomes = evaluate(cases)
-    print_table([o for o in outcomes if not o.passed] if args.failures else outcomes)
+    print_table([o for o in outcomes if not o.passed] if args.failures else outcomes, outcomes)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({"summary": summary(outcomes), "cases": [asdict(o) for o in outcomes]}, indent=2, ensure_ascii=False),

@@ -18,7 +18,7 @@ from service.assistant.slots import find_all, _names
 from service.catalog import Catalog
 
 FACTORS = (1.0, 100.0, 0.01, 24.0, 1 / 24, 1 / 365, 1 / 8760, 1 / 168, 60.0, 1 / 60, 1e3, 1e-3, 1e6, 1e-6, 1e9, 1e-9, 1e12, 1e-12,
-           2**30 / 1e9, 1e9 / 2**30, 8.0, 1 / 8)
+           2**30 / 1e9, 1e9 / 2**30, 1 / 1024, 1024.0, 1 / 2**20, 2.0**20, 8.0, 1 / 8)
 REL_TOL = 0.006
 
 CODE_BLOCK = re.compile(r"```.*?```", re.S)

@@ -47,6 +47,7 @@ class Slots(BaseModel):
     concurrency: int | None = None
     context_len: int | None = None
     measured_busbw_gbps: float | None = None
+    gpu_hours: float | None = None
     compare_gpus: list[str] | None = None
 
     def stated(self) -> dict:
@@ -192,6 +193,9 @@ def extract_slots(text: str, catalog: Catalog) -> Slots:
         value = _num(conc.group(1), conc.group(2))
         if value:
             slots["concurrency"] = int(value)
+    hours = re.search(rf"{NUM}\s*{MULT}\s*(?:个)?\s*(?:gpu[\s-]*(?:hours?|小时|h\b)|卡时|卡·?小时)", text, I)
+    if hours:
+        slots["gpu_hours"] = _num(hours.group(1), hours.group(2))
     bus = re.search(rf"(?:busbw|bus ?bandwidth|总线带宽)[^0-9\n]{{0,20}}{NUM}", masked, I)
     if bus:
         slots["measured_busbw_gbps"] = float(_num(bus.group(1)) or 0) or None

@@ -84,7 +84,7 @@ def estimate_inference(req: InferenceRequest, catalog: Catalog) -> InferenceResu
     if gpu and weights_fmt == "fp8" and not gpu.supports_fp8:
         raise InputConflictError([Problem("weights", f"{gpu.name} has no FP8 support; use int8 or int4 for 8/4-bit weights",
                                           f"{gpu.name} 不支持 FP8；8 位或 4 位权重请使用 int8 或 int4", allowed="fp16, bf16, int8, int4")])
-    kv_fmt = ledger.field(req, "kv_cache", default="bf16" if default_fmt == "bf16" else "fp16")
+    kv_fmt = ledger.field(req, "kv_cache", default="fp16" if weights_fmt == "fp16" or default_fmt == "fp16" else "bf16")
     context = ledger.field(req, "context_len", "tokens", "min(model context, 4096)", default=min(shape.context_length, 4096))
     if context > shape.context_length and not shape.estimated:
         ledger.warn("context_beyond_model", f"context_len {context} exceeds the model's context length {shape.context_length}.",

@@ -217,6 +217,9 @@ def nccl_expected(req: NcclCheckRequest, catalog: Catalog) -> NcclCheckResult:
         if verdict != "healthy" and over_nvlink and measured <= pcie * 1.2:
             ledger.warn("nvlink_down", f"Measured {measured:g} GB/s is PCIe-level ({pcie:.0f} GB/s), not NVLink ({typical:.0f} GB/s): NVLink is not being used — check `nvidia-smi topo -m` and `nvidia-smi nvlink --status`.",
                         f"实测 {measured:g} GB/s 只相当于 PCIe 水平（{pcie:.0f} GB/s），而非 NVLink（{typical:.0f} GB/s）：NVLink 没有生效——请检查 `nvidia-smi topo -m` 和 `nvidia-smi nvlink --status`。", "critical")
+        elif verdict != "healthy" and nodes > 1 and measured <= 15:
+            ledger.warn("socket_fallback", f"{measured:g} GB/s across nodes is TCP-socket speed: NCCL is probably using NET/Socket instead of RDMA — check NCCL_DEBUG=INFO for 'NET/IB', NCCL_IB_HCA and NCCL_SOCKET_IFNAME.",
+                        f"跨节点只有 {measured:g} GB/s，相当于 TCP socket 的速度：NCCL 很可能走的是 NET/Socket 而不是 RDMA——请用 NCCL_DEBUG=INFO 查看是否出现 “NET/IB”，并检查 NCCL_IB_HCA 和 NCCL_SOCKET_IFNAME。", "critical")
         elif verdict == "broken":
             ledger.warn("link_broken", f"Measured bus bandwidth is {ratio:.0%} of expected: a link, NIC or switch port is likely down or misconfigured.",
                         f"实测总线带宽只有预期的 {ratio:.0%}：很可能有链路、网卡或交换机端口故障或配置错误。", "critical")

@@ -93,6 +93,7 @@ class Configuration(BaseModel):
     ram_gb_per_node: float
     storage: str
     network: str
+    scale_up: str = Field(description="GPU-to-GPU link inside a node")
     precision: str
     sharding: str
     recompute: str
@@ -380,6 +381,7 @@ def _option(label: str, cand: _Candidate, catalog: Catalog, meets: bool | None, 
         instance=cand.price, cpu=f"{inst.vcpus} vCPU ({inst.name})" if inst else profile.cpu,
         cpu_cores_per_node=inst.vcpus if inst else profile.cpu_cores_min, ram_gb_per_node=inst.ram_gb if inst else profile.ram_gb,
         storage=profile.storage, network=(f"{inst.network_gbps:g} Gb/s, RDMA: {inst.rdma}" if inst else profile.network),
+        scale_up=f"{cand.gpu.scale_up.name}, {cand.gpu.scale_up.bandwidth_gbps_bidir:g} GB/s" if cand.gpu.scale_up else f"PCIe Gen{cand.gpu.pcie_gen}",
         precision=cand.precision, sharding=cand.sharding, recompute=cand.recompute,
         per_gpu_memory_gib=sig(cand.per_gpu_bytes / 2**30), gpu_memory_gib=cand.gpu.memory_gb,
     )

@@ -85,6 +85,7 @@ class CheckpointRequest(ModelRef):
 class CheckpointResult(SizingResult):
     tool: Literal["checkpoint"] = "checkpoint"
     model: str
+    contents: Literal["full", "weights"]
     size_gb: float
     per_gpu_shard_gb: float
     write_seconds: float
@@ -116,6 +117,6 @@ def checkpoint(req: CheckpointRequest, catalog: Catalog) -> CheckpointResult:
         ledger.warn("slow_checkpoint", "Writing a checkpoint takes over 10 minutes: use asynchronous or sharded checkpointing (PyTorch DCP) or a faster tier.",
                     "写一次检查点超过 10 分钟：请使用异步或分片检查点（PyTorch DCP），或换更快的存储层。")
     return CheckpointResult(
-        model=shape.name, size_gb=sig(size / 1e9), per_gpu_shard_gb=sig(size / 1e9 / gpus), write_seconds=sig(write_s),
+        model=shape.name, contents=contents, size_gb=sig(size / 1e9), per_gpu_shard_gb=sig(size / 1e9 / gpus), write_seconds=sig(write_s),
         job_mtbf_hours=sig(mtbf), optimal_interval_minutes=sig(interval_s / 60), overhead_fraction=sig(overhead, 3), work=ledger.work(),
     )

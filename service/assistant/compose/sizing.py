@@ -147,8 +147,8 @@ def _data_loader(r, lang: str, catalog: Catalog) -> str:
 
 def _checkpoint(r, lang: str, catalog: Catalog) -> str:
     return pick(lang,
-                f"**A checkpoint of {model_name(catalog, r.model)} is about {num(r.size_gb)} GB** and takes {num(r.write_seconds)} s to write; with a job MTBF of {num(r.job_mtbf_hours)} h, checkpoint every {num(r.optimal_interval_minutes)} minutes (overhead {pct(r.overhead_fraction)}).\n",
-                f"**{model_name(catalog, r.model)} 的检查点约 {num(r.size_gb)} GB**，写入约需 {num(r.write_seconds)} 秒；按作业平均无故障时间 {num(r.job_mtbf_hours)} 小时，建议每 {num(r.optimal_interval_minutes)} 分钟保存一次（开销 {pct(r.overhead_fraction)}）。\n")
+                f"**A checkpoint of {model_name(catalog, r.model)} ({'weights + optimizer state' if r.contents == 'full' else 'weights only'}) is about {num(r.size_gb)} GB** and takes {num(r.write_seconds)} s to write; with a job MTBF of {num(r.job_mtbf_hours)} h, checkpoint every {num(r.optimal_interval_minutes)} minutes (overhead {pct(r.overhead_fraction)}).\n",
+                f"**{model_name(catalog, r.model)} 的检查点（{'权重 + 优化器状态' if r.contents == 'full' else '仅权重'}）约 {num(r.size_gb)} GB**，写入约需 {num(r.write_seconds)} 秒；按作业平均无故障时间 {num(r.job_mtbf_hours)} 小时，建议每 {num(r.optimal_interval_minutes)} 分钟保存一次（开销 {pct(r.overhead_fraction)}）。\n")
 
 
 def _cost(r, lang: str, catalog: Catalog) -> str:
@@ -188,7 +188,9 @@ def _recommend(r, lang: str, catalog: Catalog) -> str:
     head += "." if lang == "en" else "。"
     rows = [
         (pick(lang, "configuration", "配置"), f"{c.gpus} × {c.gpu_name}, {c.nodes} {pick(lang, 'node(s)', '个节点')}, {c.cpu}, {num(c.ram_gb_per_node)} GB RAM/{pick(lang, 'node', '节点')}"),
-        (pick(lang, "strategy", "训练策略"), f"{c.precision}, {c.sharding}, recompute={c.recompute}"),
+        (pick(lang, "strategy", "训练策略"), pick(lang, f"{c.precision}, {c.sharding}, activation recomputation: {c.recompute}",
+                                                 f"{c.precision}，{c.sharding}，激活重计算（activation checkpointing）：{c.recompute}")),
+        (pick(lang, "GPU interconnect", "卡间互联"), c.scale_up),
         (pick(lang, "memory per GPU", "每卡显存"), f"{gib(c.per_gpu_memory_gib)} / {gib(c.gpu_memory_gib)}"),
         (pick(lang, "storage", "存储"), c.storage),
         (pick(lang, "network", "网络"), c.network),

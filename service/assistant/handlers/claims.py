@@ -20,9 +20,9 @@ FITS_CLAIM = re.compile(r"足够|够用|就够|够了|可以跑|能跑|enough|su
 def verdict(ratio: float, lang: str) -> tuple[str, str]:
     """(label, sentence) for estimate/claim ratio on a 'how long' claim."""
     if ratio >= 3:
-        return ("not_credible", "不靠谱" if lang == "zh" else "not credible")
+        return ("not_credible", "不靠谱，不现实" if lang == "zh" else "not credible — unrealistic")
     if ratio >= 1.5:
-        return ("optimistic", "明显偏乐观" if lang == "zh" else "optimistic")
+        return ("optimistic", "明显偏乐观，有所夸大" if lang == "zh" else "optimistic — overstated")
     if ratio >= 0.67:
         return ("plausible", "基本可信" if lang == "zh" else "plausible")
     return ("conservative", "偏保守" if lang == "zh" else "conservative")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from service.assistant.answer import Clarification
 from service.assistant.compose import extract, sizing
 from service.assistant.compose.fmt import money, num
@@ -50,7 +52,20 @@ def recommend(ctx: Context) -> Draft:
     }
     if task == "pretrain" or task == "inference":
         payload["method"] = "full"
-    result = ctx.run("recommend", payload)
+    result, error = ctx.try_run("recommend", payload)
+    if result is None and payload["method"] != "qlora" and task == "fine-tune" and (s.gpu or s.gpus):
+        # The pinned GPUs cannot hold this method: say so and size the method that fits.
+        fallback = "qlora" if payload["method"] == "lora" or (s.gpus or 1) == 1 else "lora"
+        result, second = ctx.try_run("recommend", {**payload, "method": fallback})
+        if result is None and fallback == "lora":
+            result, second = ctx.try_run("recommend", {**payload, "method": "qlora"})
+            fallback = "qlora"
+        if result is not None:
+            note = ctx.t(f"{payload['method'].upper() if payload['method'] != 'full' else 'Full fine-tuning'} does not fit on the GPUs you named ({error.message('en')}); sized for {fallback.upper()} instead.",
+                         f"按您指定的 GPU，{'全参数微调' if payload['method'] == 'full' else payload['method'].upper()}放不下（{error.message('zh')}）；下面改按 {fallback.upper()} 配置。")
+            payload["method"] = fallback
+    if result is None:
+        raise error
     body = sizing.render(result, ctx.lang, ctx.catalog)
     if note:
         body = f"> {note}\n\n{body}"
@@ -140,8 +155,22 @@ def _time(ctx: Context) -> Draft:
     payload = {**_model_ref(ctx), "tokens": tokens, "samples": s.samples if tokens is None else None, "seq_len": s.seq_len, "epochs": s.epochs or 1.0,
                "gpu": gpu, "gpus": gpus, "precision": s.precision, "method": s.method or "full"}
     result = ctx.run("training-time", payload)
+    fit = _fits(ctx, gpu, gpus, s.task or "fine-tune", s.method or "full")
+    if fit is not None:
+        notes.append(fit)
     return _finish(ctx, result, notes=notes, topics=["utilization", "parallelism"], follow=[
         ctx.t("How many GPUs to finish in a week?", "一周内完成需要几张卡？"), ctx.t("What would it cost?", "大概要花多少钱？")])
+
+
+def _fits(ctx: Context, gpu: str, gpus: int, task: str, method: str) -> str | None:
+    """A warning when the workload does not fit in memory on the GPUs named (time alone would mislead)."""
+    memory, error = ctx.try_run("training-memory", {**_model_ref(ctx), "task": task if task != "inference" else "fine-tune", "method": method, "gpu": gpu,
+                                                    "gpus": gpus, "sharding": "zero3" if gpus > 1 else "none", "recompute": "full"})
+    if memory is None or memory.fit != "does_not_fit":
+        return None
+    name = ctx.catalog.gpus[gpu].name
+    return ctx.t(f"⛔ Memory: even with ZeRO-3 and full activation checkpointing this needs {num(memory.per_gpu.total_gib)} GiB per GPU; {name} has {num(memory.gpu_memory_gib)} GiB. Use more GPUs, CPU offload, or LoRA/QLoRA.",
+                 f"⛔ 显存：即使用 ZeRO-3 和完整激活重计算，每卡仍需 {num(memory.per_gpu.total_gib)} GiB，而 {name} 只有 {num(memory.gpu_memory_gib)} GiB。需要更多 GPU、CPU offload，或改用 LoRA/QLoRA。")
 
 
 def _deadline(ctx: Context) -> Draft:
@@ -170,9 +199,6 @@ def _inference(ctx: Context) -> Draft:
     if missing:
         return missing
     s = ctx.slots
-    if not s.gpu:
-        ctx.understanding.slots.task = "inference"
-        return recommend(ctx)
     result = ctx.run("inference", {**_model_ref(ctx), "gpu": s.gpu, "gpus": s.gpus or 1, "concurrency": s.concurrency or 1, "context_len": s.context_len or s.seq_len,
                                    "weights": s.precision if s.precision in ("fp16", "bf16", "fp8") else None})
     return _finish(ctx, result, topics=["inference"])
@@ -180,6 +206,16 @@ def _inference(ctx: Context) -> Draft:
 
 def _cost(ctx: Context) -> Draft:
     s = ctx.slots
+    if s.gpu_hours:
+        result = ctx.run("cost", {"gpu_hours": s.gpu_hours, "gpu": s.gpu, "gpus": 8, "currency": _currency(ctx)})
+        draft = _finish(ctx, result, topics=["cost", "spot"])
+        if re.search(r"spot|竞价|抢占|preempt", ctx.text, re.I):
+            spot = ctx.run("cost", {"gpu_hours": s.gpu_hours, "gpu": s.gpu, "gpus": 8, "currency": _currency(ctx), "pricing": "spot"})
+            if spot.cheapest:
+                draft.body += "\n" + ctx.t(f"With spot pricing: about {money(spot.cheapest.total_cost, spot.currency)} ({spot.cheapest.price.name}), if you checkpoint often enough to survive preemption.",
+                                            f"按竞价（spot）价格：约 {money(spot.cheapest.total_cost, spot.currency)}（{spot.cheapest.price.name}），前提是检查点足够频繁、能承受抢占。") + "\n"
+                draft.works.append(("cost (spot)", spot.work))
+        return draft
     if (s.model or s.params_b) and (s.tokens or s.samples):
         if s.samples and not s.tokens:
             return recommend(ctx)
