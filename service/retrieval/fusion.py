@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-BM25_SCALE = {"zh": 0.4, "en": 0.25}  # by question language
+BM25_SCALE = {"zh": 0.45, "en": 0.2}  # by question language
 OTHER_LANGUAGE_BM25 = 0.5
 DOC_EVIDENCE = 0.5
 NAME_MATCH = 0.05

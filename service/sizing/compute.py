@@ -19,10 +19,11 @@ from service.sizing import references as ref
 from service.sizing.base import Method, ModelRef, SizingResult, TrainPrecision
 from service.sizing.memory import resolve_precision
 from service.sizing.shapes import ModelShape, resolve_shape
-from service.sizing.work import Ledger, sig
+from service.sizing.work import Ledger, NullLedger, sig
 
 SECONDS_PER_HOUR = 3600.0
 MFU_CEILING = 0.55  # MegaScale's 55.2% is the highest published at scale
+MAX_TOKENS = 1e16
 
 
 class Band(BaseModel):
@@ -74,6 +75,9 @@ def resolve_tokens(req: WorkloadTokens, shape: ModelShape, ledger: Ledger) -> tu
     ledger.given("samples", req.samples)
     ledger.field(req, "epochs")
     tokens = ledger.step("tokens", "samples·seq_len·epochs", req.samples * seq_len * req.epochs, "tokens")
+    if tokens > MAX_TOKENS:
+        raise InputError([Problem("samples", f"samples × seq_len × epochs is {tokens:.3g} tokens; at most {MAX_TOKENS:.0e} are supported",
+                                  f"samples × seq_len × epochs 共 {tokens:.3g} 个 token，最多支持 {MAX_TOKENS:.0e}", allowed=f"<= {MAX_TOKENS:.0e} tokens")])
     return tokens, seq_len
 
 
@@ -154,6 +158,20 @@ def mfu_band(shape: ModelShape, gpu: GpuSpec, precision: str, gpus: int, seq_len
 def default_goodput(gpus: int) -> float:
     # Llama 3: >90% effective training time on 16K GPUs despite 419 unexpected interruptions in 54 days.
     return 0.90 if gpus >= 8192 else 0.95
+
+
+def run_hours(shape: ModelShape, gpu: GpuSpec, gpus: int, tokens: float, seq_len: int, method: str, precision: str) -> Band:
+    """Wall-clock hours at low/typical/high MFU, recording nothing: for searches over many GPU types."""
+    ledger = NullLedger()
+    per_token = flops_per_token(shape, seq_len, method, ledger)
+    peak = (gpu.dense_tflops(precision) or gpu.fp16_dense_tflops) * 1e12
+    band = mfu_band(shape, gpu, precision, gpus, seq_len, ledger)
+    goodput = default_goodput(gpus)
+
+    def hours(mfu: float) -> float:
+        return per_token * tokens / (gpus * peak * mfu) / goodput / SECONDS_PER_HOUR
+
+    return Band(low=sig(hours(band.high)), typical=sig(hours(band.typical)), high=sig(hours(band.low)))
 
 
 class TrainingTimeRequest(WorkloadTokens):

@@ -10,8 +10,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from service.catalog import Catalog, InstanceType
 from service.errors import InputError, Problem
 from service.sizing import references as ref
-from service.sizing.base import SizingRequest, SizingResult
-from service.sizing.compute import TrainingTimeRequest, training_time
+from service.sizing.base import ModelRef, SizingRequest, SizingResult
+from service.sizing.compute import run_hours
+from service.sizing.shapes import resolve_shape
 from service.sizing.work import Ledger, sig
 
 Pricing = Literal["on-demand", "reserved", "spot"]
@@ -166,15 +167,13 @@ def _hours_by_gpu(req: CostRequest, catalog: Catalog, gpu_ids: set[str], gpus: i
         raise InputError([Problem("gpu_hours", "give gpu_hours, or a model (or params_b) with tokens",
                                   "请给出 gpu_hours（GPU 小时数），或给出模型（或 params_b）及 tokens",
                                   allowed="gpu_hours > 0, or model + tokens")])
-    if req.model is not None:
-        arch = catalog.model(req.model)
-        ledger.from_catalog("model", arch.id, "", f"{arch.name}: {arch.sources[0].url}")
-    if req.params_b is not None:
-        ledger.given("params_b", req.params_b, "B")
+    shape = resolve_shape(ModelRef(model=req.model, params_b=req.params_b), catalog, ledger)
+    seq_len = min(shape.context_length, 4096)
     hours: dict[str, float] = {}
     for gpu_id in sorted(gpu_ids):
-        timing = training_time(TrainingTimeRequest(model=req.model, params_b=req.params_b, tokens=req.tokens, gpu=gpu_id, gpus=gpus), catalog)
-        hours[gpu_id] = timing.hours.typical
+        gpu = catalog.gpus[gpu_id]
+        precision = "bf16" if gpu.supports_bf16 else "fp16"
+        hours[gpu_id] = run_hours(shape, gpu, gpus, req.tokens, seq_len, "full", precision).typical
     ledger.given("tokens", req.tokens, "tokens")
     ledger.assume("typical_mfu", "Run time per GPU type uses the training-time tool at typical MFU.", "每类 GPU 的运行时间取 training-time 工具在典型 MFU 下的结果。")
     return hours

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from service.catalog import Catalog, GpuSpec, TierProfile
 from service.errors import InputConflictError, Problem
+from service.sizing import references as ref
 from service.sizing.base import Method, SizingResult, TrainPrecision
 from service.sizing.compute import (
     Band,
@@ -30,6 +31,7 @@ from service.sizing.compute import (
     flops_per_token,
     mfu_band,
     resolve_tokens,
+    run_hours,
     training_time,
 )
 from service.sizing.cost import (
@@ -183,7 +185,9 @@ def recommend(req: Workload, catalog: Catalog) -> Recommendation:
     pinned = catalog.gpu(req.gpu) if req.gpu else None
     currency = ledger.field(req, "currency")
     if req.task == "inference":
-        return _recommend_inference(req, catalog, shape, pinned, ledger)
+        from service.sizing.recommend_inference import recommend_inference
+
+        return recommend_inference(req, catalog, shape, pinned, ledger)
     tokens = seq_len = None
     if req.tokens is not None or req.samples is not None:
         tokens, seq_len = resolve_tokens(req, shape, ledger)
@@ -199,11 +203,14 @@ def recommend(req: Workload, catalog: Catalog) -> Recommendation:
     if req.budget is not None:
         ledger.given("budget", req.budget, currency)
     pricing = ledger.field(req, "pricing")
-    gpus_considered = [pinned] if pinned else [g for g in catalog.gpus.values() if catalog.instances_for(g.id)]
+    # The pinned GPU is the answer; the others are sized too, as alternatives.
+    gpus_considered = [g for g in catalog.gpus.values() if catalog.instances_for(g.id) and g is not pinned]
+    if pinned:
+        gpus_considered.insert(0, pinned)
     candidates = []
     target = deadline or DEFAULT_TARGET_HOURS
     for gpu in gpus_considered:
-        cand = _size_on(gpu, shape, req, tokens, seq_len, target, pinned is not None, req.gpus)
+        cand = _size_on(gpu, shape, req, tokens, seq_len, target, gpu is pinned, req.gpus if gpu is pinned or not pinned else None)
         if cand is None:
             continue
         cand.price = _price(catalog, gpu, cand.gpus, pricing, currency, req.fx_cny_per_usd)
@@ -213,11 +220,19 @@ def recommend(req: Workload, catalog: Catalog) -> Recommendation:
             cand = _size_on(gpu, shape, req, tokens, seq_len, target, pinned is not None, price.gpu_count) or cand
             cand.price = price
         candidates.append(cand)
-    if not candidates:
-        gpu_name = pinned.name if pinned else "any catalog GPU"
-        raise InputConflictError([Problem("gpus", f"this workload does not fit on {gpu_name} with up to {MAX_GPUS} GPUs",
-                                          f"在最多 {MAX_GPUS} 张 {gpu_name} 上也放不下这个工作负载")])
-    return _choose(req, catalog, shape, tokens, seq_len, candidates, ledger)
+    if not candidates or (pinned and candidates[0].gpu is not pinned):
+        raise _does_not_fit(req, pinned)
+    return _choose(req, catalog, shape, tokens, seq_len, candidates, ledger, pinned)
+
+
+def _does_not_fit(req: Workload, pinned: GpuSpec | None) -> InputConflictError:
+    if pinned and req.gpus:
+        return InputConflictError([Problem("gpus", f"{req.gpus} × {pinned.name} cannot hold this workload, even with ZeRO-3 and full activation recomputation",
+                                           f"{req.gpus} 张 {pinned.name} 放不下这个工作负载，即使使用 ZeRO-3 和完整激活重计算也不行",
+                                           allowed="more GPUs, a larger GPU, or method=lora/qlora")])
+    name = pinned.name if pinned else "any catalog GPU"
+    return InputConflictError([Problem("gpus", f"this workload does not fit on {name} with up to {MAX_GPUS} GPUs",
+                                       f"在最多 {MAX_GPUS} 张 {name} 上也放不下这个工作负载")])
 
 
 def _price(catalog: Catalog, gpu: GpuSpec, gpus: int, pricing: str, currency: str, fx: float) -> InstancePrice | None:
@@ -268,32 +283,24 @@ def _size_on(gpu: GpuSpec, shape: ModelShape, req: Workload, tokens: float | Non
     n, sharding, recompute, per_gpu = best
     hours = None
     if tokens is not None:
-        ledger = NullLedger()
-        per_token = flops_per_token(shape, seq_len, req.method, ledger)
-        peak = (gpu.dense_tflops(precision) or gpu.fp16_dense_tflops) * 1e12
-        band = mfu_band(shape, gpu, precision, n, seq_len, ledger)
         if fixed_gpus is None:
+            per_token = flops_per_token(shape, seq_len, req.method, NullLedger())
+            peak = (gpu.dense_tflops(precision) or gpu.fp16_dense_tflops) * 1e12
+            band = mfu_band(shape, gpu, precision, n, seq_len, NullLedger())
             needed = per_token * tokens / (target_hours * 3600 * peak * band.typical * default_goodput(n))
             if needed > n:
-                n = _ladder(needed)
-                if n > MAX_GPUS:
-                    return None
+                # Capped: an impossible deadline still yields the fastest option, flagged by the chooser.
+                n = min(_ladder(needed), MAX_GPUS)
+                sharding = sharding if sharding != "none" else "zero2"
                 plan = plan_memory(shape, method=req.method, precision=precision, optimizer="adamw", convention="textbook-16",
                                    recompute=recompute, flash=flash, seq_len=seq_len, micro_batch=1)
-                sharding = sharding if sharding != "none" else "zero2"
                 per_gpu = plan.per_gpu(sharding, n, overhead)["total"]
-                band = mfu_band(shape, gpu, precision, n, seq_len, ledger)
-        good = default_goodput(n)
-
-        def h(m: float) -> float:
-            return per_token * tokens / (n * peak * m) / good / 3600
-
-        hours = Band(low=sig(h(band.high)), typical=sig(h(band.typical)), high=sig(h(band.low)))
+        hours = run_hours(shape, gpu, n, tokens, seq_len, req.method, precision)
     return _Candidate(gpu=gpu, gpus=n, precision=precision, sharding=sharding, recompute=recompute, per_gpu_bytes=per_gpu, hours=hours, price=None)
 
 
 def _choose(req: Workload, catalog: Catalog, shape: ModelShape, tokens: float | None, seq_len: int,
-            candidates: list[_Candidate], ledger: Ledger) -> Recommendation:
+            candidates: list[_Candidate], ledger: Ledger, pinned: GpuSpec | None) -> Recommendation:
     deadline, budget = req.deadline_hours, req.budget
 
     def meets(c: _Candidate) -> bool | None:
@@ -313,9 +320,18 @@ def _choose(req: Workload, catalog: Catalog, shape: ModelShape, tokens: float | 
 
     priced = [c for c in candidates if c.price is not None] or candidates
     acceptable = [c for c in priced if meets(c) is not False and within(c) is not False]
-    if acceptable:
-        # The smallest deployment that does the job, then the cheapest within it.
-        chosen = min(acceptable, key=lambda c: (TIER_RANK[tier_for(c.gpus)], cheapness(c)))
+
+    def fit_for_tier(c: _Candidate) -> tuple:
+        # The smallest deployment that does the job; within it the tier's own GPU class, then the cheapest.
+        tier = tier_for(c.gpus)
+        return TIER_RANK[tier], c.gpu.id not in catalog.tiers[tier].gpu_options, cheapness(c)
+
+    if pinned:
+        chosen = candidates[0]
+        if meets(chosen) is False or within(chosen) is False:
+            _explain_miss([chosen], deadline, budget, req.currency, meets, within, speed, cheapness, ledger)
+    elif acceptable:
+        chosen = min(acceptable, key=fit_for_tier)
     else:
         chosen = min(priced, key=speed)
         _explain_miss(priced, deadline, budget, req.currency, meets, within, speed, cheapness, ledger)
@@ -326,7 +342,7 @@ def _choose(req: Workload, catalog: Catalog, shape: ModelShape, tokens: float | 
     picks.append(("fewest-gpus", min(priced, key=lambda c: (c.gpus, cheapness(c)[0]))))
     others = [c for c in (acceptable or priced) if c.gpu.id != chosen.gpu.id]
     if others:
-        picks.append(("other-gpu", min(others, key=lambda c: (TIER_RANK[tier_for(c.gpus)], cheapness(c)))))
+        picks.append(("other-gpu", min(others, key=fit_for_tier)))
     seen: set[tuple[str, int]] = set()
     options: list[Option] = []
     for label, cand in picks:
@@ -349,12 +365,28 @@ def _choose(req: Workload, catalog: Catalog, shape: ModelShape, tokens: float | 
                                         contents="full" if req.method == "full" else "weights"), catalog)
     deployment, reason_en, reason_zh, be = _deployment(req, chosen, catalog, ledger)
     profile = catalog.tiers[rec.tier]
+    _record_choice(ledger, candidates, chosen, profile)
     return Recommendation(
         task=req.task, method=req.method, model=shape.name, params_b=sig(shape.params / 1e9), tokens=tokens, currency=req.currency,
         tier=rec.tier, tier_name_en=profile.name_en, tier_name_zh=profile.name_zh, recommended=rec, alternatives=options[1:],
         deployment=deployment, deployment_reason_en=reason_en, deployment_reason_zh=reason_zh, checkpoint_gb=ckpt.size_gb,
         memory=memory, timing=timing, break_even=be, work=ledger.work(),
     )
+
+
+def _record_choice(ledger: Ledger, candidates: list[_Candidate], chosen: _Candidate, profile: TierProfile) -> None:
+    ledger.step("search.candidates", "GPU types sized (memory fit, then deadline)", len(candidates), "GPU types")
+    ledger.step("choice.gpus", "fewest GPUs whose per-GPU memory fits (ZeRO-2/3, recomputation), raised to meet the deadline", chosen.gpus, "GPUs")
+    ledger.step("choice.per_gpu_memory", "model states / shards + activations + buffers + overhead", chosen.per_gpu_bytes, "bytes")
+    if chosen.hours is not None:
+        ledger.step("choice.hours_typical", "FLOPs / (gpus·peak·MFU) / goodput", chosen.hours.typical, "h")
+    cost = chosen.cost()
+    if cost is not None:
+        ledger.step("choice.cost_typical", "instances · price/hour · hours", cost.typical, chosen.price.pricing if chosen.price else "")
+    for source in profile.sources:
+        ledger.cite(source.title, source.url)
+    for c in (ref.ZERO, ref.LLAMA3, ref.SKYPILOT):
+        ledger.cite(c.title, c.url)
 
 
 def _explain_miss(priced, deadline, budget, currency, meets, within, speed, cheapness, ledger: Ledger) -> None:
@@ -430,49 +462,3 @@ def _deployment(req: Workload, cand: _Candidate, catalog: Catalog, ledger: Ledge
         return ("cloud", "Renting stays cheaper than owning at any utilization with these prices.", "按这些价格，无论利用率多高，租用都比自建便宜。", be)
     return ("cloud", "No sustained utilization given: renting avoids capex and lead time; give yearly_utilization to compare with owning.",
             "未给出持续利用率：租用可避免资本支出和采购周期；给出 yearly_utilization 可与自建对比。", None)
-
-
-def _recommend_inference(req: Workload, catalog: Catalog, shape: ModelShape, pinned: GpuSpec | None, ledger: Ledger) -> Recommendation:
-    ledger.field(req, "concurrency")
-    pricing = ledger.field(req, "pricing")
-    gpus_considered = [pinned] if pinned else [g for g in catalog.gpus.values() if catalog.instances_for(g.id)]
-    found: list[tuple[_Candidate, InferenceResult]] = []
-    for gpu in gpus_considered:
-        weights = req.precision if req.precision in ("fp16", "bf16", "fp8") else None
-        if weights == "bf16" and not gpu.supports_bf16 or weights == "fp8" and not gpu.supports_fp8:
-            if pinned:
-                resolve_precision(weights, gpu, NullLedger())
-            continue
-        counts = [req.gpus] if req.gpus else [1, 2, 4, 8]
-        for n in counts:
-            result = estimate_inference(InferenceRequest(model=req.model, params_b=req.params_b, weights=weights, gpu=gpu.id, gpus=n,
-                                                         concurrency=req.concurrency, context_len=req.context_len), catalog)
-            if result.fit != "does_not_fit":
-                cand = _Candidate(gpu=gpu, gpus=n, precision=result.weights_format, sharding="tensor-parallel" if n > 1 else "none",
-                                  recompute="n/a", per_gpu_bytes=result.per_gpu_total_gib * 2**30, hours=None, price=None)
-                cand.price = _price(catalog, gpu, n, pricing, req.currency, req.fx_cny_per_usd)
-                found.append((cand, result))
-                break
-    if not found:
-        raise InputConflictError([Problem("gpus", "the model and its KV cache do not fit on up to 8 GPUs of any catalog type at 16-bit; try weights=int8/int4 with the inference tool",
-                                          "在任一目录 GPU 的 8 卡以内，以 16 位精度都放不下模型及其 KV 缓存；可用 inference 工具尝试 int8/int4 权重")])
-    priced = [f for f in found if f[0].price is not None] or found
-    by_cost = min(priced, key=lambda f: (f[0].cost_per_hour or math.inf, f[0].gpus))
-    by_speed = max(priced, key=lambda f: f[1].decode_aggregate_tokens_per_second or 0)
-    by_count = min(priced, key=lambda f: (f[0].gpus, f[0].cost_per_hour or math.inf))
-    options: list[Option] = []
-    seen: set[tuple[str, int]] = set()
-    for label, (cand, _) in (("recommended", by_cost), ("fastest", by_speed), ("fewest-gpus", by_count)):
-        if (cand.gpu.id, cand.gpus) not in seen:
-            seen.add((cand.gpu.id, cand.gpus))
-            options.append(_option(label, cand, catalog, None, None))
-    chosen, result = by_cost
-    _warn_bottlenecks(chosen, options[0].configuration, req, ledger)
-    deployment, reason_en, reason_zh, be = _deployment(req, chosen, catalog, ledger)
-    profile = catalog.tiers[options[0].tier]
-    return Recommendation(
-        task="inference", method="serve", model=shape.name, params_b=sig(shape.params / 1e9), tokens=None, currency=req.currency,
-        tier=options[0].tier, tier_name_en=profile.name_en, tier_name_zh=profile.name_zh, recommended=options[0], alternatives=options[1:],
-        deployment=deployment, deployment_reason_en=reason_en, deployment_reason_zh=reason_zh, checkpoint_gb=None,
-        inference=result, break_even=be, work=ledger.work(),
-    )

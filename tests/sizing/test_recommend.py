@@ -132,19 +132,11 @@ def test_inference_recommendation(size) -> None:
     assert big.inference.fit in ("fits", "tight") and big.recommended.configuration.gpus > 1
 
 
-# Known problems in recommend.py (reported to the lead, who owns the file). strict=True: when they are
-# fixed these tests pass, the xfail turns into a failure, and the marker must be removed.
-
-
-@pytest.mark.xfail(strict=True, raises=ValidationError,
-                   reason="recommend builds InferenceRequest(gpus=n) with n up to 65,536 but InferenceRequest allows <= 1024")
 def test_inference_on_more_gpus_than_inference_allows_is_an_input_error(size) -> None:
     with pytest.raises(InputError):
         size("recommend", model="llama-3-8b", task="inference", gpus=2048)
 
 
-@pytest.mark.xfail(strict=True, raises=ValidationError,
-                   reason="recommend passes samples x seq_len x epochs (> 1e16) into TrainingTimeRequest(tokens<=1e16)")
 def test_huge_sample_counts_are_an_input_error(size) -> None:
     with pytest.raises(InputError):
         size("recommend", model="qwen2.5-0.5b", method="qlora", samples=1e13, seq_len=2048)

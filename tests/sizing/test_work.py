@@ -13,14 +13,13 @@ from tests.sizing.payloads import BASE_PAYLOADS
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 TOOLS = [t.name for t in all_tools()]
-RECOMMEND_XFAIL = pytest.mark.xfail(strict=True, reason="recommend.py: the top-level work has no steps and no sources (only nested results do); reported")
 
 
 def result(catalog, name, **overrides):
     return get_tool(name)({**BASE_PAYLOADS[name], **overrides}, catalog)
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=RECOMMEND_XFAIL) if n == "recommend" else n for n in TOOLS])
+@pytest.mark.parametrize("name", TOOLS)
 def test_every_result_has_steps_and_sources(catalog, name) -> None:
     work = result(catalog, name).work
     assert work.steps, "no formula steps"
