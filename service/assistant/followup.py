@@ -11,7 +11,8 @@ from service.assistant.understand import INJECTION, Understanding, _ask
 I = re.IGNORECASE
 WORKLOAD_INTENTS = ("recommend", "sizing", "compare", "cloud_vs_onprem", "claim_check", "preflight", "diagnostics")
 FOLLOW = re.compile(r"呢[？?。.!！\s]*$|what about|how about|instead|换成|改成|改用|换用|如果|要是|假如|\bif (?:we|i|the|it)|and (?:with|for|if|on)|"
-                    r"^\s*(?:and|also|then|so)\b|^\s*那|用.{0,12}的话|same (?:but|with)|\bwith \d+|\bon \d+|具体|详细|那块|这块|这部分|more detail|specifically|elaborate", I)
+                    r"^\s*(?:and|also|then|so)\b|^\s*那|用.{0,12}的话|same (?:but|with)|\bwith \d+|\bon \d+|具体|详细|那块|这块|这部分|more detail|specifically|elaborate|"
+                    r"算(?:低|高|快|慢|多|少|正常)吗|is that (?:low|high|normal|ok|good|bad|enough)", I)
 RELATIVE = [
     ("budget", re.compile(r"(?:预算|budget|钱).{0,10}(?:一半|half|减半)|half (?:the|my|our) budget", I), 0.5),
     ("budget", re.compile(r"(?:预算|budget).{0,10}(?:翻倍|double|两倍|加倍)|double (?:the|my|our) budget", I), 2.0),
@@ -34,7 +35,7 @@ def merge(text: str, und: Understanding, state: dict[str, Any]) -> Understanding
     own_workload = bool(new.get("model") or new.get("params_b"))
     if und.intent in ("diagnostics", "claim_check", "preflight", "cloud_vs_onprem", "compare") and not cue:
         return und  # a new question of its own kind
-    if not (short and (cue or und.intent == "out_of_scope" or (und.intent == "faq" and (new or ask)) or (ask and not own_workload and prev_slots))):
+    if not (short and (cue or (und.intent == "faq" and (new or ask)) or (ask and not own_workload and prev_slots))):
         return und
     merged = {**prev_slots, **new}
     if own_workload and new.get("model"):

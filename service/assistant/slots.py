@@ -193,7 +193,8 @@ def extract_slots(text: str, catalog: Catalog) -> Slots:
         value = _num(conc.group(1), conc.group(2))
         if value:
             slots["concurrency"] = int(value)
-    hours = re.search(rf"{NUM}\s*{MULT}\s*(?:个)?\s*(?:gpu[\s-]*(?:hours?|小时|h\b)|卡时|卡·?小时)", text, I)
+    # Run over the masked text: "10,000 H100 GPU-hours" reads "10,000      GPU-hours".
+    hours = re.search(rf"{NUM}\s*{MULT}\s*(?:个)?\s*(?:gpu[\s-]*(?:hours?|小时|h\b)|卡时|卡·?小时)", masked, I)
     if hours:
         slots["gpu_hours"] = _num(hours.group(1), hours.group(2))
     bus = re.search(rf"(?:busbw|bus ?bandwidth|总线带宽)[^0-9\n]{{0,20}}{NUM}", masked, I)

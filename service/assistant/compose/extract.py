@@ -13,6 +13,11 @@ from dataclasses import dataclass
 CODE = re.compile(r"```[a-zA-Z]*\n.*?```", re.S)
 CJK = re.compile(r"[\u4e00-\u9fff]")
 STOP_EN = set("the a an of to in on for and or is are be with what how why do does my our we i it this that when which can should".split())
+REMEDY_ASK = re.compile(r"怎么办|咋整|咋办|如何解决|怎么解决|怎么优化|如何优化|怎么防|咋防|有啥办法|有什么办法|怎么处理|怎么排查|如何排查|怎么调|"
+                        r"what should (?:i|we)|how (?:do|can|should) (?:i|we) (?:fix|avoid|reduce|speed|handle|prevent|debug|tune)|what's the fix|how to (?:fix|avoid|reduce)|which knobs", re.I)
+ADVICE = re.compile(r"建议|应该|可以用|可以把|改用|换成|打包|开启|打开|设置|加大|提高|减少|使用|先|把|用 |优化|缓存|"
+                    r"\b(?:use|pack|convert|enable|set|increase|reduce|raise|lower|switch|move|cache|try|prefer|turn on|keep|add|shard|pre-?tokeni[sz]e)\b", re.I)
+SOLUTION_HEADING = re.compile(r"优化|解决|排查|办法|做法|手段|建议|修复|预防|fix|optimi[sz]|mitigat|how to|what to do|remed|prevent|diagnos|checklist", re.I)
 COMMAND_ASK = re.compile(r"命令|怎么测|如何测|怎么查|如何查|怎么检查|如何检查|怎么跑|command|how (?:do|can) (?:i|we) (?:test|check|run|measure)|which tool|用什么工具|checklist|清单", re.I)
 
 
@@ -59,16 +64,24 @@ def _sentences(text: str) -> list[str]:
     return pieces
 
 
-def select(question: str, chunks: list[str], *, max_points: int = 5, want_code: bool | None = None) -> list[Passage]:
-    """The best sentences across chunks; chunk i is citation i+1. The first chunk is favoured."""
+def select(question: str, chunks: list[str], *, max_points: int = 5, want_code: bool | None = None,
+           headings: list[str] | None = None) -> list[Passage]:
+    """The best sentences across chunks; chunk i is citation i+1. The first chunk is favoured.
+
+    A "what do I do" question favours advice sentences and sections about fixes.
+    """
     q = terms(question)
     want_code = bool(COMMAND_ASK.search(question)) if want_code is None else want_code
+    remedy = bool(REMEDY_ASK.search(question))
+    headings = headings or [""] * len(chunks)
     passages: list[Passage] = []
     order = 0
     for index, chunk in enumerate(chunks):
         for position, (text, is_code) in enumerate(units(chunk)):
             overlap = len(q & terms(text))
             score = overlap / math.sqrt(len(terms(text)) + 4) + (0.6 if index == 0 else 0.2 / index) + (0.3 if position == 0 else 0.0)
+            if remedy:
+                score += (0.35 if ADVICE.search(text) else 0.0) + (0.3 if SOLUTION_HEADING.search(headings[index]) else 0.0)
             if is_code:
                 score = score + 0.5 if want_code else -1.0
             passages.append(Passage(text=text, citation=index + 1, score=score, order=order, is_code=is_code))

@@ -122,7 +122,7 @@ def _fit_claim(ctx: Context) -> Draft:
 
 def _assemble(ctx: Context, lead: str, points: list[str], notes: list[str], results: list, topics: list[str]) -> Draft:
     hits = ctx.retrieve(k=2, topics=topics)
-    rendered, cited = extract.cite(extract.select(ctx.text, [h.text for h in hits], max_points=2), hits)
+    rendered, cited = extract.cite(extract.select(ctx.text, [h.text for h in hits], max_points=2, headings=[h.heading for h in hits]), hits)
     body = "".join(f"> {n}\n" for n in notes) + ("\n" if notes else "") + lead + "\n\n"
     body += "".join(f"- {p}\n" for p in points)
     body += "\n" + sizing.render(results[0], ctx.lang, ctx.catalog) + "\n" + warnings(results[0].work, ctx.lang)

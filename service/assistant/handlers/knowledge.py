@@ -33,7 +33,7 @@ def faq(ctx: Context) -> Draft:
     if not hits:
         return Draft(body=ctx.t("I could not find this in the knowledge base. Could you rephrase, or name the GPU, model or tool you are asking about?",
                                 "知识库里没有找到相关内容。能否换个说法，或说明具体的 GPU、模型或工具？"), show_sources=False)
-    passages = extract.select(ctx.text, [h.text for h in hits], max_points=6)
+    passages = extract.select(ctx.text, [h.text for h in hits], max_points=6, headings=[h.heading for h in hits])
     lead = ctx.t(f"**{hits[0].heading or hits[0].title}** — from the knowledge base:", f"**{hits[0].heading or hits[0].title}** —— 知识库中的要点：")
     rendered, cited = extract.cite(passages, hits)
     return Draft(body=f"{lead}\n\n{rendered}", hits=cited, follow_ups=follow_ups_for(ctx, cited))

@@ -316,7 +316,7 @@ def cloud_vs_onprem(ctx: Context) -> Draft:
         notes.append(ctx.t("Assumed 60% yearly utilization; tell me yours.", "默认年利用率 60%，请告诉我您的实际预期。"))
     result = ctx.run("break-even", {"gpu": s.gpu or DEFAULT_GPU, "gpus": s.gpus or 8, "utilization": s.yearly_utilization or 0.6, "currency": _currency(ctx)})
     hits = ctx.retrieve(k=3, topics=["cloud-vs-onprem", "cost"])
-    passages = extract.select(ctx.text, [h.text for h in hits], max_points=3)
+    passages = extract.select(ctx.text, [h.text for h in hits], max_points=3, headings=[h.heading for h in hits])
     body = "".join(f"> {n}\n" for n in notes) + ("\n" if notes else "") + sizing.render(result, ctx.lang, ctx.catalog) + "\n" + warnings(result.work, ctx.lang)
     rendered, hits = extract.cite(passages, hits)
     if rendered:
