@@ -8,6 +8,7 @@ ZeRO-3, p5.48xlarge) are not figures and are skipped.
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections.abc import Iterable
@@ -85,22 +86,32 @@ def _half_unit(written: str) -> float:
     return 0.5 * 10 ** (exponent - decimals) * mult
 
 
-def is_grounded(value: float, half_unit: float, sources: list[float]) -> bool:
+def targets(sources: Iterable[float]) -> list[float]:
+    """Every source value in every unit the answer may show it in, sorted for bisection."""
+    return sorted({abs(s) * f for s in sources if s for f in FACTORS})
+
+
+def is_grounded(value: float, half_unit: float, sorted_targets: list[float]) -> bool:
     if value == 0:
         return True
-    for source in sources:
-        for factor in FACTORS:
-            target = source * factor
-            if target == 0:
-                continue
-            if abs(value - target) <= max(REL_TOL * abs(target), half_unit * 1.0001):
-                return True
+    value = abs(value)
+    # |value - t| <= max(REL_TOL*t, half_unit) is satisfied only by t near value: bisect that window.
+    low = min(value / (1 + REL_TOL), value - half_unit * 1.0001)
+    high = max(value / (1 - REL_TOL), value + half_unit * 1.0001)
+    i = bisect.bisect_left(sorted_targets, low)
+    while i < len(sorted_targets) and sorted_targets[i] <= high:
+        t = sorted_targets[i]
+        if abs(value - t) <= max(REL_TOL * t, half_unit * 1.0001):
+            return True
+        i += 1
     return False
 
 
 def check(answer: str, catalog: Catalog, tool_outputs: Iterable[Any], cited_texts: Iterable[str]) -> tuple[int, list[str]]:
     """(numbers checked, the ones not found in any tool output or cited chunk)."""
-    sources = source_numbers(tool_outputs, cited_texts)
     numbers = answer_numbers(answer, catalog)
-    ungrounded = [written for written, value, half in numbers if not is_grounded(value, half, sources)]
+    if not numbers:
+        return 0, []
+    sorted_targets = targets(source_numbers(tool_outputs, cited_texts))
+    ungrounded = [written for written, value, half in numbers if not is_grounded(value, half, sorted_targets)]
     return len(numbers), ungrounded

@@ -65,17 +65,23 @@ def _alias_pattern(alias: str) -> str:
 
 
 class _Names:
-    """Regexes over every catalog spelling, longest first, built once per catalog."""
+    """One alternation regex per kind over every catalog spelling (longest first), built once per catalog."""
 
     def __init__(self, catalog: Catalog) -> None:
         self.gpu = self._build({**{g.id: g.id for g in catalog.gpus.values()}, **_spellings(catalog.gpus.values())})
         self.model = self._build({**{m.id: m.id for m in catalog.models.values()}, **_spellings(catalog.models.values())})
 
     @staticmethod
-    def _build(spellings: dict[str, str]) -> list[tuple[re.Pattern[str], str]]:
-        items = sorted(spellings.items(), key=lambda kv: -len(kv[0]))
+    def _build(spellings: dict[str, str]) -> tuple[re.Pattern[str], dict[str, str]]:
+        by_key = {_key(s): ident for s, ident in spellings.items() if len(s) >= 2}
+        ordered = sorted(spellings, key=len, reverse=True)
+        alternation = "|".join(_alias_pattern(s) for s in ordered if len(s) >= 2)
         # An optional plural "s" ("256 H100s").
-        return [(re.compile(rf"(?<![A-Za-z0-9.]){_alias_pattern(s)}s?(?![A-Za-z0-9])", I), ident) for s, ident in items if len(s) >= 2]
+        return re.compile(rf"(?<![A-Za-z0-9.])(?:{alternation})s?(?![A-Za-z0-9])", I), by_key
+
+
+def _key(spelling: str) -> str:
+    return re.sub(r"[\s\-_]+", "", spelling.lower())
 
 
 def _spellings(entries) -> dict[str, str]:
@@ -96,17 +102,16 @@ def _names(catalog: Catalog) -> _Names:
     return _NAMES[key]
 
 
-def find_all(patterns: list[tuple[re.Pattern[str], str]], text: str) -> list[tuple[str, int, int]]:
-    """Non-overlapping (id, start, end) matches, longest spelling first."""
-    taken: list[tuple[int, int]] = []
-    found: list[tuple[str, int, int]] = []
-    for pattern, ident in patterns:
-        for m in pattern.finditer(text):
-            if any(m.start() < e and s < m.end() for s, e in taken):
-                continue
-            taken.append((m.start(), m.end()))
+def find_all(names: tuple[re.Pattern[str], dict[str, str]], text: str) -> list[tuple[str, int, int]]:
+    """Non-overlapping (id, start, end) catalog names in reading order."""
+    pattern, by_key = names
+    found = []
+    for m in pattern.finditer(text):
+        key = _key(m.group(0))
+        ident = by_key.get(key) or by_key.get(key[:-1])  # the optional plural
+        if ident:
             found.append((ident, m.start(), m.end()))
-    return sorted(found, key=lambda f: f[1])
+    return found
 
 
 _UNIT_HOURS = [(r"小时|个小时|h(?![a-z0-9])|hrs?(?![a-z])|hours?", 1.0), (r"天|日|days?", 24.0), (r"周|个星期|星期|weeks?", 168.0), (r"个月|月|months?", 720.0)]
