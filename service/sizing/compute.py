@@ -240,7 +240,7 @@ def training_time(req: TrainingTimeRequest, catalog: Catalog) -> TrainingTimeRes
         ledger.derived("mfu", m, "", "achieved_tflops / peak / (8/6 if full recompute)")
     elif req.mfu is not None:
         m = ledger.given("mfu", req.mfu)
-        band = Band(low=round(max(m - 0.1, 0.05), 3), typical=m, high=round(min(m + 0.1, 1.0), 3))
+        band = Band(low=m, typical=m, high=m)  # the caller's own figure: no band around it
     else:
         band = mfu_band(shape, gpu, precision, gpus, seq_len, ledger)
     if band.typical > MFU_CEILING:

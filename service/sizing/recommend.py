@@ -31,6 +31,7 @@ from service.sizing.compute import (
     flops_per_token,
     mfu_band,
     resolve_tokens,
+    round_gpus,
     run_hours,
     training_time,
 )
@@ -167,14 +168,6 @@ def tier_for(gpus: int, gpus_per_node: int = 8) -> Tier:
     return "mid" if gpus <= gpus_per_node else "production"
 
 
-def _ladder(minimum: float) -> int:
-    """Round a GPU count up to 1, 2, 4, 8, then whole 8-GPU nodes."""
-    whole = max(1, math.ceil(minimum - 1e-9))
-    if whole <= 8:
-        return 1 << (whole - 1).bit_length()
-    return 8 * math.ceil(whole / 8)
-
-
 def recommend(req: Workload, catalog: Catalog) -> Recommendation:
     ledger = Ledger()
     shape = resolve_shape(req, catalog, ledger)
@@ -267,7 +260,7 @@ def _size_on(gpu: GpuSpec, shape: ModelShape, req: Workload, tokens: float | Non
             dp = plan.min_data_parallel(sharding, budget, overhead)
             if dp is None or (sharding == "none" and dp > 1):
                 continue
-            n = _ladder(dp)
+            n = round_gpus(dp)
             if fixed_gpus is not None:
                 if fixed_gpus < n:
                     continue
@@ -290,7 +283,7 @@ def _size_on(gpu: GpuSpec, shape: ModelShape, req: Workload, tokens: float | Non
             needed = per_token * tokens / (target_hours * 3600 * peak * band.typical * default_goodput(n))
             if needed > n:
                 # Capped: an impossible deadline still yields the fastest option, flagged by the chooser.
-                n = min(_ladder(needed), MAX_GPUS)
+                n = min(round_gpus(needed), MAX_GPUS)
                 sharding = sharding if sharding != "none" else "zero2"
                 plan = plan_memory(shape, method=req.method, precision=precision, optimizer="adamw", convention="textbook-16",
                                    recompute=recompute, flash=flash, seq_len=seq_len, micro_batch=1)
