@@ -48,6 +48,9 @@ class Slots(BaseModel):
     context_len: int | None = None
     measured_busbw_gbps: float | None = None
     gpu_hours: float | None = None
+    weights: Literal["int8", "int4"] | None = None
+    samples_per_second: float | None = None
+    bytes_per_sample: float | None = None
     compare_gpus: list[str] | None = None
 
     def stated(self) -> dict:
@@ -68,7 +71,9 @@ class _Names:
     """One alternation regex per kind over every catalog spelling (longest first), built once per catalog."""
 
     def __init__(self, catalog: Catalog) -> None:
-        self.gpu = self._build({**{g.id: g.id for g in catalog.gpus.values()}, **_spellings(catalog.gpus.values())})
+        # Instance names stand for their GPU ("p5.48xlarge 和 p4d.24xlarge 哪个便宜" compares H100 with A100).
+        instances = {name: i.gpu for i in catalog.instances.values() for name in (i.name, i.id)}
+        self.gpu = self._build({**instances, **{g.id: g.id for g in catalog.gpus.values()}, **_spellings(catalog.gpus.values())})
         self.model = self._build({**{m.id: m.id for m in catalog.models.values()}, **_spellings(catalog.models.values())})
 
     @staticmethod
@@ -202,6 +207,18 @@ def extract_slots(text: str, catalog: Catalog) -> Slots:
     hours = re.search(rf"{NUM}\s*{MULT}\s*(?:个)?\s*(?:gpu[\s-]*(?:hours?|小时|h\b)|卡时|卡·?小时)", masked, I)
     if hours:
         slots["gpu_hours"] = _num(hours.group(1), hours.group(2))
+    quant = re.search(r"(?<![a-z0-9])(int4|int8|4-?bit|8-?bit|awq|gptq)(?![a-z0-9])", lowered)
+    if quant:
+        slots["weights"] = "int8" if "8" in quant.group(1) else "int4"
+    rate = re.search(rf"{NUM}\s*{MULT}\s*(?:images?|samples?|张图(?:片)?|个样本|条样本)\s*(?:/\s*s|per second|每秒)(\s*(?:per|/|每)\s*(?:gpu|卡))?", masked, I) \
+        or re.search(rf"每秒\s*{NUM}\s*{MULT}\s*(?:张|个|条)\s*(?:图片|图|样本)()", masked)
+    if rate:
+        value = _num(rate.group(1), rate.group(2))
+        if value:
+            slots["samples_per_second"] = value * (slots.get("gpus", 1) if rate.group(3) else 1)
+    size = re.search(rf"{NUM}\s*(kb|kib|mb|mib)\b", masked, I)
+    if size and "samples_per_second" in slots:
+        slots["bytes_per_sample"] = (_num(size.group(1)) or 0) * {"kb": 1e3, "kib": 1024, "mb": 1e6, "mib": 2**20}[size.group(2).lower()]
     bus = re.search(rf"(?:busbw|bus ?bandwidth|总线带宽)[^0-9\n]{{0,20}}{NUM}", masked, I)
     if bus:
         slots["measured_busbw_gbps"] = float(_num(bus.group(1)) or 0) or None

@@ -44,7 +44,7 @@ def detect_language(text: str) -> Language:
     words = len(re.findall(r"[A-Za-z]{2,}", prose))
     if cjk == 0:
         return "en"
-    return "zh" if cjk >= 0.5 * words else "en"
+    return "zh" if cjk > 0.5 * words else "en"
 
 
 DOMAIN = re.compile(
@@ -55,6 +55,7 @@ DOMAIN = re.compile(
     r"a100|h100|h800|h200|b200|t4|a10|l4|l40|4090|910b|昇腾|mi300|xid|ecc|nvidia|dcgm|nvcc|fio|数据加载|dataloader|loader|断电|故障|outage|宕机|"
     r"预算|budget|成本|cost|费用|价格|price|多少钱|参数|param|样本|sample|序列|seq|上下文|context|并行|parallel|分布式|distributed|通信|communicat|"
     r"hardware|硬件|故障|fault|宕机|挂了|crash|hang|nan\b|loss|吞吐|延迟|latency|ttft|tpot|batch|算子|kernel|"
+    r"pipeline|bubble|流水线|气泡|gradient|梯度|optimizer|优化器|activation|激活|dataset|数据集|tokeni[sz]|learning rate|学习率|busbw|algbw|"
     r"网络|network|交换机|switch|散热|cooling|功耗|power|kv ?cache|量化|quantiz|int4|int8|awq|gptq|vllm|sglang|tensorrt",
     I,
 )
@@ -63,28 +64,31 @@ INJECTION = re.compile(
     r"system prompt|系统提示|(?:print|show|reveal|dump|输出|打印|显示|泄露).{0,20}(?:api[ _-]?key|secret|token|password|env|environment|环境变量|密钥|配置|config|system)",
     I,
 )
-SMALLTALK = re.compile(r"^\s*(?:hi|hello|hey|thanks?|thank you|thx|good (?:morning|evening)|who are you|what can you do|你好|您好|嗨|哈喽|谢谢|多谢|感谢|你是谁|你能做什么|你会什么|早上好|晚上好)\b", I)
+SMALLTALK = re.compile(r"^\s*(?:hi|hello|hey|good (?:morning|evening)|who are you|what can you do|你好|您好|嗨|哈喽|你是谁|你能做什么|你会什么|早上好|晚上好)\b|"
+                       r"\b(?:thanks?|thank you|thx|cheers)\b|谢谢|多谢|感谢|明白了|懂了", I)
 CLAIM = re.compile(r"有文章|文章说|据说|听说|宣称|号称|声称|宣传|说是|有人说|客服说|厂商说|销售说|说.{0,20}(?:就能|可以|能够)|靠谱吗|真的吗|真是这样|是这样吗|这话对吗|说法|可信吗|是真的|属实|吹牛|夸张|"
                    r"你怎么看|就(?:掉|降|会掉|能)[^，。,]{0,14}[？?]|is it true|is this true|true that|an article|a blog|blog post|vendor (?:says|claims)|claims?|someone (?:said|told)|insists|"
                    r"i read|i heard|marketing|really possible|legit|realistic\?|believable|make sense|plausible|credible|sound right|is that (?:right|true|correct)|right\?\s*$", I)
-STRONG_CLAIM = re.compile(r"有文章|文章说|宣称|号称|声称|宣传|有人说|客服说|厂商说|销售说|说法|这话对吗|真是这样|insists|claims?|vendor (?:says|claims|told)|an article|someone (?:said|told)|make sense|is that (?:right|true)|right\?\s*$", I)
+STRONG_CLAIM = re.compile(r"有文章|文章.{0,3}说|文中说|宣称|号称|声称|宣传|有人说|客服说|厂商说|销售说|说法|这话对吗|真是这样|标称.{0,40}(?:对吧|是吧|对吗)|insists|claims?|vendor (?:says|claims|told)|an article|article (?:says|said|claims)|someone (?:said|told)|make sense|is that (?:right|true)|right\?\s*$", I)
 PREFLIGHT = re.compile(r"部署前|上线前|开训前|训练前.{0,10}(?:检查|测试|确认|准备)|跑之前|开跑前|之前.{0,8}(?:检查|测|做哪些|准备|验证)|(?:检查|核查|验收)清单|checklist|pre-?flight|"
                        r"before\b.{0,40}\b(?:launch|start|run|job|training)|smoke test|sanity check|要检查什么|检查哪些|验收|burn-?in\b|(?:what|which).{0,20}(?:verify|check).{0,40}(?:new|fresh|provisioned|before)", I)
 CLOUD = re.compile(r"上云|云上还是|自建|买卡|买服务器|租还是买|租用还是|租.{0,6}还是.{0,6}买|买.{0,6}还是.{0,6}租|建机房|idc.{0,6}(?:还是|or)|on-?prem|buy.{0,8}(?:or|vs\.?|还是).{0,8}rent|rent.{0,8}(?:or|vs\.?|还是).{0,8}buy|"
-                   r"buy (?:our|the|gpus|servers|hardware)|buy our own|break-?even|盈亏|回本|hybrid|混合云|自购|私有云|cloud (?:or|vs\.?)|(?:or|vs\.?) (?:the )?cloud|owning|capex", I)
+                   r"buy (?:our|the|gpus|servers|hardware)|buy our own|break-?even|盈亏|回本|hybrid|混合云|自购|私有云|cloud (?:or|vs\.?)|(?:or|vs\.?) (?:the )?cloud|owning|capex|"
+                   r"折旧|买下来|租云|云上租|租的话|depreciat", I)
 COMPARE = re.compile(r"\bvs\.?\b|versus|对比|比较|区别|差别|差距|差多少|比(?:怎么样|如何|起来)|相比|哪个(?:好|更|快|划算|便宜)|选哪个|该选|compare|comparison|difference|"
-                     r"better than|faster than|which is (?:better|faster|cheaper)|\bor\b.{0,30}\bwhich\b|which (?:one )?should", I)
+                     r"better than|faster than|which is (?:better|faster|cheaper)|\bor\b.{0,30}\bwhich\b|which (?:one )?should|性价比|哪个(?:更)?(?:好|快|划算|便宜|合适|值|省)|worth (?:paying|it|the)", I)
 RECOMMEND = re.compile(r"什么配置|啥配置|(?:机器|集群|硬件|gpu|卡|资源)怎么配|怎么配(?:机器|集群|硬件|gpu|卡)|如何配置(?:机器|集群|硬件|gpu)|配置(?:方案|建议|推荐)|哪种(?:gpu|卡|显卡)|什么(?:gpu|卡|显卡)|啥卡|用啥|几张|多少张|"
-                       r"多少(?:块|台|个)(?:gpu|卡|显卡|节点|机器)|需要几|要几|推荐|选型|怎么选|如何选|买什么|租什么|多大的?(?:集群|规模)|什么\s*setup|怎么配(?:置)?(?:比较好|合适)?\s*[？?。]?\s*$|"
+                       r"多少(?:块|台|个)(?:gpu|卡|显卡|节点|机器)|需要几|要几|推荐|选型|怎么选|如何选|买什么|租什么|多大的?(?:集群|规模)|什么\s*setup|怎么配(?:置)?[^，。,.;]{0,6}[？?。]?\s*$|"
+                       r"(?:上|用|买|租)什么(?:机器|卡|配置|gpu)|什么机器|"
                        r"(?:机器|集群|硬件|gpu|卡|资源)\s*怎么配|practical way to (?:fine-?tune|train|run|serve)|"
                        r"what (?:hardware|setup|config|configuration|gpus?|instance|cluster|kind of (?:machine|cluster|hardware))|which (?:gpus?|instance|hardware|setup|card)|how many (?:gpus|nodes|cards|h100|a100)|"
-                       r"recommend|suggest|what do (?:i|we) need|what should (?:i|we) (?:use|rent|buy|get)|sizing for|spec out|ballpark|cluster size|cheapest (?:gpu|card|option|way|setup)|最便宜|最省钱|"
+                       r"recommend|suggest|what do (?:i|we) need|what should (?:i|we) (?:use|rent|buy|get)|sizing for|spec out|ballpark|cluster size|cheapest [\w-]*\s*(?:gpu|card|option|way|setup)|最便宜|最省钱|"
                        r"config\??\s*$|setup\??\s*$|够不够|够用吗|能搞定吗|单卡能|enough", I)
 ASKS: list[tuple[SizingAsk, re.Pattern[str]]] = [
     ("nccl", re.compile(r"busbw.{0,20}(?:多少|正常|expected|should|应该)|(?:expected|正常的?).{0,12}busbw", I)),
     ("checkpoint", re.compile(r"checkpoint.{0,20}(?:多大|size|大小|how big|写入|write)|检查点.{0,10}(?:多大|大小|写)|保存间隔|checkpoint interval|how often.{0,20}checkpoint", I)),
     ("allreduce", re.compile(r"all-?reduce.{0,30}(?:多久|耗时|time|take|latency)|通信(?:时间|耗时)|梯度同步.{0,10}(?:多久|时间)", I)),
-    ("data_loader", re.compile(r"(?:读取|读|存储|storage|loader|数据加载|io).{0,20}(?:多少|带宽|吞吐|throughput|GB/s|MB/s|iops|够不够|enough|need)", I)),
+    ("data_loader", re.compile(r"(?:读取|读|存储|storage|loader|数据加载|\bio\b|\bread\b).{0,20}(?:多少|带宽|吞吐|throughput|GB/s|MB/s|iops|够不够|enough|need)", I)),
     ("budget_tokens", re.compile(r"(?:能|可以)\S{0,4}多少\s*(?:token|数据)|多少token.{0,10}(?:能|可以)|how many tokens.{0,60}(?:in|within)|tokens? (?:can|could) (?:we|i) (?:train|push)", I)),
     ("deadline", re.compile(r"(?:几张|多少张|多少(?:块|个)|how many gpus|how many cards|how many h100s?|how many a100s?).{0,60}(?:内|完成|finish|within|by|deadline|in \d)|"
                             r"(?:内|within|in)\s*\S{0,10}(?:完成|训完|跑完|搞定|finish|done).{0,20}(?:几张|多少|how many)", I)),
@@ -94,13 +98,18 @@ ASKS: list[tuple[SizingAsk, re.Pattern[str]]] = [
     ("memory", re.compile(r"显存|内存|memory|vram|\bfit\b|fits|放得下|装得下|放不下|装不下|oom|能不能跑|跑得动|跑不动|can i (?:run|train)|能否在|单卡", I)),
     ("compute", re.compile(r"flops|算力需求|计算量|总算力|compute budget|petaflop", I)),
 ]
+HOW_MANY = re.compile(r"几张|多少张|多少块|多少(?:个|台)?(?:gpu|卡|显卡)|how many (?:gpus|cards|h100s?|a100s?|h200s?|b200s?|l40s|nodes)", I)
+MEMORY_ASK = re.compile(r"多少显存|显存多少|显存.{0,4}够|how much (?:gpu )?memory|memory do (?:i|we) need|vram", I)
 TOPO = re.compile(r"GPU0\s+GPU1|(?:^|\n)\s*GPU\d\s+(?:X|NV\d+|SYS|PHB|PIX|PXB|NODE)\s", I)
 NCCL = re.compile(r"all_reduce_perf|busbw|algbw|avg bus bandwidth|#\s*size\s+count", I)
-DIAG = re.compile(r"排查|诊断|怎么回事|是不是坏|正常吗|有问题吗|问题出在|哪里有问题|原因|is (?:this|that|it) normal|what(?:'s| is) wrong|diagnos|troubleshoot|slow|慢|掉速|不正常|异常|why|bottleneck|瓶颈", I)
+DIAG = re.compile(r"排查|诊断|怎么回事|是不是坏|正常吗|有问题吗|问题出在|哪里有问题|原因|怎么优化|锯齿|只有|上不去|卡在|is (?:this|that|it) normal|what(?:'s| is) wrong|"
+                  r"diagnos|troubleshoot|slow|慢|掉速|不正常|异常|why|bottleneck|瓶颈|stuck|only", I)
 SYMPTOM = re.compile(r"只(?:比|有)单卡.{0,6}快|只比.{0,8}快了?|scal(?:ing|es) (?:only|poorly|badly)|speed-?up.{0,20}only|via (?:shm|net/socket|socket)|p2p/ipc|step time", I)
-FIT_QUESTION = re.compile(r"够不够|够用吗|够吗|能搞定|搞得定|跑得动|跑不动|放得下吗|装得下吗|可以吗|行不行|行吗|\benough\b|can (?:we|i|it) (?:run|serve|fit|train|fine-?tune|handle|host)|will it fit|does it fit", I)
+FIT_QUESTION = re.compile(r"够不够|够用吗|够吗|能搞定|搞得定|跑得动|跑不动|放得下吗|装得下吗|可以吗|行不行|行吗|\benough\b|"
+                          r"can (?:we|i|it) (?:[\w-]+ ){0,2}(?:run|serve|fit|train|fine[\s-]?tune|handle|host)|will it fit|does it fit", I)
 DEFINITION = re.compile(r"指什么|是什么|什么意思|啥意思|是啥|原理|为什么|为啥|怎么办|如何解决|怎么解决|有啥办法|有什么办法|怎么优化|怎么防|咋防|咋整|"
-                        r"what (?:is|are|does)|what's the (?:difference|meaning)|meaning of|how does .{0,40} (?:work|help)|\bwhy\b|which knobs|what knobs|how (?:do|can|should) (?:i|we) (?:fix|avoid|reduce|handle|debug)|how much slower", I)
+                        r"what (?:is|are|does)|what's (?:the|a|an) |meaning of|how does .{0,40} (?:work|help)|\bwhy\b|which knobs|what knobs|how (?:do|can|should) (?:i|we) (?:fix|avoid|reduce|handle|debug)|how much slower|"
+                        r"should (?:i|we) (?:plug|use|trust|take)|what should (?:we|i) try|try next", I)
 
 
 def understand(text: str, catalog: Catalog, *, language: Language | None = None) -> Understanding:
@@ -121,7 +130,7 @@ def classify(text: str, slots: Slots) -> tuple[Intent, SizingAsk | None, Literal
     if NCCL.search(text) and (slots.measured_busbw_gbps or re.search(r"\n\s*\d+\s+\d+\s+(?:float|half|bfloat16)", text)):
         return "diagnostics", None, "nccl"
     if not domain:
-        if SMALLTALK.search(text) and len(text) < 80:
+        if SMALLTALK.search(text) and len(text) < 80 and not INJECTION.search(text):
             return "smalltalk", None, None
         return "out_of_scope", None, None
     if INJECTION.search(text) and not (has_workload or slots.gpu or RECOMMEND.search(text)):
@@ -138,6 +147,10 @@ def classify(text: str, slots: Slots) -> tuple[Intent, SizingAsk | None, Literal
     if slots.measured_busbw_gbps or SYMPTOM.search(text) or (slots.gpu_utilization is not None and DIAG.search(text)):
         return "diagnostics", None, None
     definitional = bool(DEFINITION.search(text))
+    if slots.deadline_hours and HOW_MANY.search(text) and not slots.task == "inference" and (has_workload or slots.tokens):
+        return "sizing", "deadline", None
+    if ask == "inference" and MEMORY_ASK.search(text) and has_workload:
+        return "sizing", "inference", None
     if FIT_QUESTION.search(text) and (has_workload or slots.task):
         if slots.gpu and (slots.gpus or 1) == 1:
             # "Can it run on this one card?" is a memory question about the card named.
@@ -146,7 +159,7 @@ def classify(text: str, slots: Slots) -> tuple[Intent, SizingAsk | None, Literal
     specific = ask in ("memory", "time", "deadline", "budget_tokens", "checkpoint", "allreduce", "data_loader", "nccl")
     if RECOMMEND.search(text) and not specific and (has_workload or slots.task or re.search(r"训练|train|微调|fine|推理|serv|inference|部署", text, I)):
         return "recommend", None, None
-    if definitional and not (has_workload and ask in ("memory", "time", "cost", "deadline", "budget_tokens")) or definitional and re.search(r"怎么办|如何解决|which knobs|how much slower|为啥|为什么|why", text, I):
+    if definitional and not (has_workload and ask) or definitional and re.search(r"怎么办|如何解决|which knobs|how much slower|为啥|为什么|why", text, I):
         return "faq", None, None
     if ask and (has_workload or slots.tokens or slots.gpu):
         if ask == "deadline" and not slots.deadline_hours:

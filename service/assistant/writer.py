@@ -29,6 +29,10 @@ PROMPTS = {
 }
 
 
+class LLMTimeoutError(LLMError):
+    """The model gave no answer within the writer's hard timeout (the fallback reason names this type)."""
+
+
 class Writer(Protocol):
     name: str
 
@@ -52,11 +56,28 @@ class ChatModelWriter:
             reply = future.result(timeout=self.timeout_s)
         except FutureTimeout:
             future.cancel()
-            raise LLMError(f"no answer within {self.timeout_s:g} s") from None
+            raise LLMTimeoutError(f"no answer within {self.timeout_s:g} s") from None
+        except Exception as exc:
+            # The client's own timeout (same length) may fire first: still a timeout, whichever clock won.
+            if _is_timeout(exc):
+                raise LLMTimeoutError(f"no answer within {self.timeout_s:g} s") from exc
+            raise
         text = reply.content if isinstance(reply.content, str) else "".join(str(part) for part in reply.content)
         if not text.strip():
             raise LLMError("empty answer")
         return text.strip() + "\n"
+
+
+def _is_timeout(exc: BaseException) -> bool:
+    """A client-side timeout (openai.APITimeoutError, httpx.TimeoutException, TimeoutError), however wrapped."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, TimeoutError) or "timeout" in type(current).__name__.lower():
+            return True
+        current = current.__cause__ or current.__context__
+    return False
 
 
 def _is_loopback(url: str) -> bool:
@@ -85,7 +106,11 @@ def build_writer(settings: Settings) -> Writer | None:
         model = ChatOpenAI(base_url=settings.llm_base_url, model=settings.llm_model, api_key=key, timeout=settings.llm_timeout_s,
                            max_retries=0, temperature=0, max_completion_tokens=settings.llm_max_tokens)
     else:
-        from langchain_ollama import ChatOllama
+        try:
+            from langchain_ollama import ChatOllama
+        except ImportError:
+            raise LLMError("ADVISOR_LLM_PROVIDER=ollama needs the langchain-ollama package; install it, "
+                           "or use provider 'openai' with Ollama's OpenAI-compatible URL (http://host:11434/v1)") from None
 
         model = ChatOllama(base_url=settings.llm_base_url, model=settings.llm_model, temperature=0, num_predict=settings.llm_max_tokens)
     return ChatModelWriter(model, timeout_s=settings.llm_timeout_s)

@@ -200,7 +200,7 @@ def _inference(ctx: Context) -> Draft:
         return missing
     s = ctx.slots
     result = ctx.run("inference", {**_model_ref(ctx), "gpu": s.gpu, "gpus": s.gpus or 1, "concurrency": s.concurrency or 1, "context_len": s.context_len or s.seq_len,
-                                   "weights": s.precision if s.precision in ("fp16", "bf16", "fp8") else None})
+                                   "weights": s.weights or (s.precision if s.precision in ("fp16", "bf16", "fp8") else None)})
     return _finish(ctx, result, topics=["inference"])
 
 
@@ -249,6 +249,9 @@ def _nccl(ctx: Context) -> Draft:
 
 def _data_loader(ctx: Context) -> Draft:
     s = ctx.slots
+    if s.samples_per_second and s.bytes_per_sample:
+        result = ctx.run("data-loader", {"samples_per_second": s.samples_per_second, "bytes_per_sample": s.bytes_per_sample})
+        return _finish(ctx, result, topics=["storage"])
     if not (s.model or s.params_b):
         return _finish(ctx, ctx.run("data-loader", {"tokens_per_second": 1e6}), notes=[ctx.t("Assumed 1M tokens/s of training throughput.", "按每秒 100 万 token 的训练吞吐估算。")], topics=["storage"])
     timing = ctx.run("training-time", {**_model_ref(ctx), "tokens": s.tokens or 1e12, "gpu": s.gpu or DEFAULT_GPU, "gpus": s.gpus or 8, "seq_len": s.seq_len})
@@ -262,8 +265,15 @@ def _compute(ctx: Context) -> Draft:
         return missing
     if not (ctx.slots.tokens or ctx.slots.samples):
         return _time(ctx)
-    result = ctx.run("training-compute", {**_model_ref(ctx), "tokens": ctx.slots.tokens, "samples": ctx.slots.samples, "seq_len": ctx.slots.seq_len})
-    return _finish(ctx, result, topics=["utilization"])
+    s = ctx.slots
+    result = ctx.run("training-compute", {**_model_ref(ctx), "tokens": s.tokens, "samples": s.samples, "seq_len": s.seq_len})
+    draft = _finish(ctx, result, topics=["utilization"])
+    if s.gpu:
+        # "...折合成 H100 大概多少 GPU-hours": the same compute on the GPU named.
+        timing = ctx.run("training-time", {**_model_ref(ctx), "tokens": s.tokens, "samples": s.samples, "seq_len": s.seq_len, "gpu": s.gpu, "gpus": s.gpus or 8})
+        draft.body += "\n" + sizing.render(timing, ctx.lang, ctx.catalog)
+        draft.works.append((timing.tool, timing.work))
+    return draft
 
 
 def compare(ctx: Context) -> Draft:
@@ -297,6 +307,25 @@ def compare(ctx: Context) -> Draft:
     draft = Draft(body=body, hits=ctx.retrieve(k=2, topics=["precision", "hardware", "claims", "evaluation-dimensions"]),
                   follow_ups=[ctx.t("How long would my training take on each?", "我的训练在这两种卡上各要多久？"), ctx.t("Which is cheaper per training run?", "哪种卡完成一次训练更便宜？")])
     s = ctx.slots
+    if (s.model or s.params_b) and not (s.tokens or s.samples):
+        lines = []
+        for gpu_id in ids:
+            name = ctx.catalog.gpus[gpu_id].name
+            if s.task == "inference":
+                r, _ = ctx.try_run("inference", {**_model_ref(ctx), "gpu": gpu_id, "gpus": s.gpus or 1, "concurrency": s.concurrency or 1, "context_len": s.context_len,
+                                                 "weights": s.weights})
+                if r is not None:
+                    speed = f", {num(r.decode_tokens_per_second.typical)} tokens/s" if r.decode_tokens_per_second else ""
+                    lines.append(f"- {name}: {num(r.per_gpu_total_gib)} GiB / {num(r.gpu_memory_gib)} GiB{speed}")
+                    draft.works.append((f"inference ({gpu_id})", r.work))
+            else:
+                r, _ = ctx.try_run("training-memory", {**_model_ref(ctx), "task": s.task if s.task in ("pretrain", "fine-tune") else "fine-tune",
+                                                       "method": s.method or "full", "gpu": gpu_id, "gpus": s.gpus or 1, "sharding": "zero3" if (s.gpus or 1) > 1 else "none"})
+                if r is not None:
+                    lines.append(f"- {name}: {num(r.per_gpu.total_gib)} GiB / {num(r.gpu_memory_gib)} GiB ({sizing.FIT[ctx.lang][r.fit]})")
+                    draft.works.append((f"training-memory ({gpu_id})", r.work))
+        if lines:
+            draft.body += "\n" + ctx.t("For your workload, per GPU:", "按您的任务，每张卡：") + "\n" + "\n".join(lines) + "\n"
     if (s.model or s.params_b) and (s.tokens or s.samples):
         lines = []
         for gpu_id in ids:
