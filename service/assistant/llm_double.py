@@ -16,6 +16,9 @@ Behaviours (what POST /v1/chat/completions answers):
     echo          the last user message unchanged
     add_number    the user message plus a sentence with a made-up figure ("about 987.6 GPUs")
     bad_citation  the user message plus a citation marker no source backs ("[9]")
+    drop_sources  the user message without its citation markers and source links
+    echo_prompt   the system prompt followed by the user message (a small model's favourite mistake)
+    truncated     the first half of the user message with finish_reason "length" (hit the token limit)
     slow          holds the reply until `release()` is called, the client disconnects or `hold_s`
                   passes, then echoes (a client with a shorter timeout never sees the reply)
     error         HTTP 500 with an OpenAI-style error body
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import re
 import socket
 import threading
 import time
@@ -39,7 +43,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 LOOPBACK = "127.0.0.1"
-BEHAVIOURS = ("echo", "add_number", "bad_citation", "slow", "error", "empty")
+BEHAVIOURS = ("echo", "add_number", "bad_citation", "drop_sources", "echo_prompt", "truncated", "slow", "error", "empty")
 
 
 @dataclass(frozen=True)
@@ -136,11 +140,17 @@ class ScriptedLLM:
             return user.rstrip("\n") + f"\n\nIn practice this takes about {self.made_up_figure} GPUs.\n"
         if behaviour == "bad_citation":
             return user.rstrip("\n") + "\n\nThis is well documented [9].\n"
+        if behaviour == "drop_sources":
+            return re.sub(r"\s*<https?://[^>\s]+>|\s?\[\d+\]", "", user)
+        if behaviour == "echo_prompt":
+            return f"{call.system or ''}\n\n{user}"
+        if behaviour == "truncated":
+            return user[: len(user) // 2]
         if behaviour == "empty":
             return ""
         return user  # echo, slow
 
-    def completion(self, call: ChatCall, content: str) -> dict[str, Any]:
+    def completion(self, call: ChatCall, content: str, finish_reason: str = "stop") -> dict[str, Any]:
         with self._lock:
             self.replies += 1
         prompt_tokens = sum(len(_text(m.get("content")).split()) for m in call.messages)
@@ -150,7 +160,7 @@ class ScriptedLLM:
             "object": "chat.completion",
             "created": int(time.time()),
             "model": call.body.get("model") or "double",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop", "logprobs": None}],
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish_reason, "logprobs": None}],
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens, "total_tokens": prompt_tokens + completion_tokens},
         }
 
@@ -187,7 +197,8 @@ def create_app(llm: ScriptedLLM) -> FastAPI:
                 if await request.is_disconnected():
                     return _error(499, "client went away", "client_closed_request")
                 await asyncio.sleep(0.02)
-        return JSONResponse(llm.completion(call, llm.content_for(call, behaviour)))
+        finish_reason = "length" if behaviour == "truncated" else "stop"
+        return JSONResponse(llm.completion(call, llm.content_for(call, behaviour), finish_reason))
 
     return app
 

@@ -8,6 +8,7 @@ timeout or ungrounded number (`Answer.writer` says which one was used).
 from __future__ import annotations
 
 import ipaddress
+import re
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Protocol
@@ -29,8 +30,21 @@ PROMPTS = {
 }
 
 
+# The pipeline's fallback reason names the exception type, so each way a rewrite fails has its own.
 class LLMTimeoutError(LLMError):
-    """The model gave no answer within the writer's hard timeout (the fallback reason names this type)."""
+    """The model gave no answer within the writer's hard timeout."""
+
+
+class LLMTruncatedError(LLMError):
+    """The model stopped at the token limit: the rewrite is incomplete."""
+
+
+class LLMPromptLeakError(LLMError):
+    """The rewrite repeats the writer's instructions."""
+
+
+class LLMLostSourcesError(LLMError):
+    """The rewrite dropped citation markers or source links the draft had."""
 
 
 class Writer(Protocol):
@@ -65,7 +79,27 @@ class ChatModelWriter:
         text = reply.content if isinstance(reply.content, str) else "".join(str(part) for part in reply.content)
         if not text.strip():
             raise LLMError("empty answer")
+        if (getattr(reply, "response_metadata", None) or {}).get("finish_reason") == "length":
+            raise LLMTruncatedError("the answer was cut off at the token limit")
+        check_rewrite(markdown, text, prompt=messages[0].content)
         return text.strip() + "\n"
+
+
+MARKER = re.compile(r"\[(\d+)\]")
+LINK = re.compile(r"<(https?://[^>\s]+)>")
+SENTENCE = re.compile(r"[^.。]+[.。]")
+
+
+def check_rewrite(draft: str, text: str, *, prompt: str) -> None:
+    """What a rewrite must keep and must not add, beyond the numbers (the pipeline checks those)."""
+    flat = " ".join(text.split())
+    if any(len(s.strip()) >= 20 and " ".join(s.split()) in flat for s in SENTENCE.findall(prompt)):
+        raise LLMPromptLeakError("the answer repeats the writer's instructions")
+    lost = sorted(set(MARKER.findall(draft)) - set(MARKER.findall(text)), key=int)
+    if lost:
+        raise LLMLostSourcesError(f"citation markers dropped: {', '.join(f'[{m}]' for m in lost)}")
+    if any(link not in text for link in LINK.findall(draft)):
+        raise LLMLostSourcesError("source links dropped")
 
 
 def _is_timeout(exc: BaseException) -> bool:

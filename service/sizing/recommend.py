@@ -57,7 +57,7 @@ from service.sizing.memory import (
 )
 from service.sizing.shapes import ModelShape, resolve_shape
 from service.sizing.storage import CheckpointRequest, checkpoint
-from service.sizing.work import Ledger, NullLedger, sig
+from service.sizing.work import Ledger, NullLedger, relabel, sig
 
 Tier = Literal["entry", "mid", "production"]
 TIER_RANK = {"entry": 0, "mid": 1, "production": 2}
@@ -359,12 +359,25 @@ def _choose(req: Workload, catalog: Catalog, shape: ModelShape, tokens: float | 
     deployment, reason_en, reason_zh, be = _deployment(req, chosen, catalog, ledger)
     profile = catalog.tiers[rec.tier]
     _record_choice(ledger, candidates, chosen, profile)
+    memory, timing, ckpt = (_chosen_by_recommender(r, req) for r in (memory, timing, ckpt))
     return Recommendation(
         task=req.task, method=req.method, model=shape.name, params_b=sig(shape.params / 1e9), tokens=tokens, currency=req.currency,
         tier=rec.tier, tier_name_en=profile.name_en, tier_name_zh=profile.name_zh, recommended=rec, alternatives=options[1:],
         deployment=deployment, deployment_reason_en=reason_en, deployment_reason_zh=reason_zh, checkpoint_gb=ckpt.size_gb,
         memory=memory, timing=timing, break_even=be, work=ledger.work(),
     )
+
+
+def _chosen_by_recommender(result, req: Workload):
+    """Nested results: values the recommender picked are 'derived', not the user's."""
+    if result is None:
+        return None
+    stated = {"model", "params_b", "tokens", "samples", "seq_len", "epochs", "method", "task", "precision"} & req.model_fields_set
+    if req.gpu:
+        stated.add("gpu")
+    if req.gpus:
+        stated.add("gpus")
+    return result.model_copy(update={"work": relabel(result.work, stated, provenance="derived", source="chosen by the recommender")})
 
 
 def _record_choice(ledger: Ledger, candidates: list[_Candidate], chosen: _Candidate, profile: TierProfile) -> None:

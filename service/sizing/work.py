@@ -58,6 +58,13 @@ class Work(Frozen):
     sources: list[Citation] = Field(default_factory=list)
 
 
+def relabel(work: Work, stated: set[str], *, provenance: Provenance, source: str) -> Work:
+    """The same work with 'user' inputs the person never stated re-attributed (to a caller's default or choice)."""
+    inputs = [i if i.provenance != "user" or i.name in stated else i.model_copy(update={"provenance": provenance, "source": source})
+              for i in work.inputs]
+    return work.model_copy(update={"inputs": inputs})
+
+
 def sig(value: float, digits: int = 4) -> float:
     """Round to significant digits so results are readable and stable across platforms."""
     if value == 0 or not math.isfinite(value):

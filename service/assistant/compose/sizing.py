@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from service.assistant.compose.fmt import big, duration, duration_band, gib, money, money_band, num, pct, pick
 from service.catalog import Catalog
 from service.sizing.base import SizingResult
@@ -10,8 +12,21 @@ FIT = {
     "en": {"fits": "fits", "tight": "fits, but tight", "does_not_fit": "does NOT fit"},
     "zh": {"fits": "放得下", "tight": "勉强放得下", "does_not_fit": "放不下"},
 }
+SHARDING = {"none": ("no sharding", "不切分"), "zero1": ("ZeRO-1", "ZeRO-1"), "zero2": ("ZeRO-2", "ZeRO-2"), "zero3": ("ZeRO-3 / FSDP", "ZeRO-3 / FSDP"),
+            "fsdp": ("FSDP", "FSDP"), "tensor-parallel": ("tensor parallel", "张量并行")}
 TIER = {"entry": ("entry validation (1 GPU)", "入门验证型（单卡）"), "mid": ("mid-scale training (one node)", "中等规模训练型（单节点）"),
         "production": ("production (multi-node cluster)", "大规模生产型（多节点集群）")}
+
+
+CJK_PAREN = re.compile(r"\s*[（(]([^()（）]*[\u4e00-\u9fff][^()（）]*)[）)]")
+
+
+def localized(text: str, lang: str) -> str:
+    """Catalog prose is English with the article's Chinese in parentheses: keep the reader's half."""
+    if lang == "zh":
+        found = CJK_PAREN.findall(text)
+        return "；".join(found) if found else text
+    return CJK_PAREN.sub("", text)
 
 
 def table(rows: list[tuple[str, str]], lang: str) -> str:
@@ -188,12 +203,12 @@ def _recommend(r, lang: str, catalog: Catalog) -> str:
     head += "." if lang == "en" else "。"
     rows = [
         (pick(lang, "configuration", "配置"), f"{c.gpus} × {c.gpu_name}, {c.nodes} {pick(lang, 'node(s)', '个节点')}, {c.cpu}, {num(c.ram_gb_per_node)} GB RAM/{pick(lang, 'node', '节点')}"),
-        (pick(lang, "strategy", "训练策略"), pick(lang, f"{c.precision}, {c.sharding}, activation recomputation: {c.recompute}",
-                                                 f"{c.precision}，{c.sharding}，激活重计算（activation checkpointing）：{c.recompute}")),
+        (pick(lang, "strategy", "训练策略"), pick(lang, f"{c.precision}, {SHARDING[c.sharding][0]}, activation recomputation: {c.recompute}",
+                                                 f"{c.precision}，{SHARDING[c.sharding][1]}，激活重计算（activation checkpointing）：{c.recompute}")),
         (pick(lang, "GPU interconnect", "卡间互联"), c.scale_up),
         (pick(lang, "memory per GPU", "每卡显存"), f"{gib(c.per_gpu_memory_gib)} / {gib(c.gpu_memory_gib)}"),
-        (pick(lang, "storage", "存储"), c.storage),
-        (pick(lang, "network", "网络"), c.network),
+        (pick(lang, "storage", "存储"), localized(c.storage, lang)),
+        (pick(lang, "network", "网络"), localized(c.network, lang)),
         (pick(lang, "deployment", "部署方式"), f"{r.deployment}: {r.deployment_reason_zh if lang == 'zh' else r.deployment_reason_en}"),
     ]
     if rec.hours:

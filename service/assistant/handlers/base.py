@@ -13,7 +13,7 @@ from service.assistant.understand import Understanding
 from service.catalog import Catalog
 from service.errors import InputError
 from service.sizing import get_tool
-from service.sizing.work import Work
+from service.sizing.work import Work, relabel
 
 
 MAX_QUERY_CHARS = 400
@@ -62,6 +62,9 @@ class Context:
             # Recorded so the refusal (and any figure in it) is traceable to the tool.
             self.tool_calls.append(ToolCall(tool=tool, input=clean, output={"error": exc.message("en"), "error_zh": exc.message("zh")}))
             raise
+        # Values the assistant filled in (defaults, assumptions) are not the user's: relabel them.
+        stated = set(self.slots.stated()) | {"task" if self.slots.task else "", "method" if self.slots.method else ""}
+        result = result.model_copy(update={"work": relabel(result.work, stated, provenance="default", source="assumed by the assistant")})
         self.tool_calls.append(ToolCall(tool=tool, input=clean, output=result.model_dump(mode="json")))
         return result
 
