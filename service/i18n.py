@@ -77,7 +77,8 @@ def _field_name(loc: Iterable[Any], strip: Iterable[str]) -> str:
 def problems_from_errors(errors: Iterable[Mapping[str, Any]], *, strip: Iterable[str] = ("body", "query", "path")) -> list[Problem]:
     problems: list[Problem] = []
     for err in errors:
-        field = _field_name(err.get("loc", ()), strip)
+        # A JSON syntax error is located by byte offset; the field at fault is the body itself.
+        field = "body" if err.get("type") == "json_invalid" else _field_name(err.get("loc", ()), strip)
         ctx = dict(err.get("ctx") or {})
         original = ctx.get("error")
         if isinstance(original, BilingualValueError):

@@ -31,6 +31,10 @@ class Runtime:
         self._index_error: BaseException | None = None
         self._index_ready = threading.Event()
         self._lock = threading.Lock()
+        # Built now so a misconfigured LLM stops start-up instead of failing every chat request.
+        from service.assistant.writer import build_writer
+
+        self.writer = build_writer(settings)
         self._assistant_lock = threading.Lock()
         self._assistant: Assistant | None = None
         self._store = None
@@ -84,13 +88,11 @@ class Runtime:
             if self._assistant is None:
                 from service.assistant.pipeline import Assistant
                 from service.assistant.store import SqliteConversationStore
-                from service.assistant.writer import build_writer
-
                 self._store = SqliteConversationStore(self.settings.sqlite_path)
                 secrets = [*self.settings.api_keys]
                 if self.settings.llm_api_key is not None:
                     secrets.append(self.settings.llm_api_key.get_secret_value())
-                self._assistant = Assistant(self.catalog, _LazyIndex(self), self._store, writer=build_writer(self.settings),
+                self._assistant = Assistant(self.catalog, _LazyIndex(self), self._store, writer=self.writer,
                                             max_message_chars=self.settings.max_message_chars, secrets=tuple(secrets))
             return self._assistant
 

@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from service.api.errors import install_error_handlers
-from service.api.auth import ApiKey
+from service.api.auth import ApiKeyMiddleware
 from service.api.routes import chat, hardware, health, knowledge, sizing
 from service.config import Settings, get_settings
 from service.runtime import Runtime
@@ -35,5 +35,6 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
     install_error_handlers(app)
     app.include_router(health.router)
     for router in (chat.router, sizing.router, hardware.router, knowledge.router):
-        app.include_router(router, prefix="/v1", dependencies=[ApiKey])
+        app.include_router(router, prefix="/v1")
+    app.add_middleware(ApiKeyMiddleware, keys=list(runtime.settings.api_keys))
     return app

@@ -55,7 +55,7 @@ DOMAIN = re.compile(
     r"a100|h100|h800|h200|b200|t4|a10|l4|l40|4090|910b|昇腾|mi300|xid|ecc|nvidia|dcgm|nvcc|fio|数据加载|dataloader|loader|断电|故障|outage|宕机|"
     r"预算|budget|成本|cost|费用|价格|price|多少钱|参数|param|样本|sample|序列|seq|上下文|context|并行|parallel|分布式|distributed|通信|communicat|"
     r"hardware|硬件|故障|fault|宕机|挂了|crash|hang|nan\b|loss|吞吐|延迟|latency|ttft|tpot|batch|算子|kernel|"
-    r"pipeline|bubble|流水线|气泡|gradient|梯度|optimizer|优化器|activation|激活|dataset|数据集|tokeni[sz]|learning rate|学习率|busbw|algbw|"
+    r"pipeline|bubble|流水线|气泡|gradient|梯度|optimizer|优化器|activation|激活|dataset|数据集|tokeni[sz]|learning rate|学习率|busbw|algbw|goodput|hfu|"
     r"网络|network|交换机|switch|散热|cooling|功耗|power|kv ?cache|量化|quantiz|int4|int8|awq|gptq|vllm|sglang|tensorrt",
     I,
 )
@@ -147,7 +147,7 @@ def classify(text: str, slots: Slots) -> tuple[Intent, SizingAsk | None, Literal
     if slots.measured_busbw_gbps or SYMPTOM.search(text) or (slots.gpu_utilization is not None and DIAG.search(text)):
         return "diagnostics", None, None
     definitional = bool(DEFINITION.search(text))
-    if slots.deadline_hours and HOW_MANY.search(text) and not slots.task == "inference" and (has_workload or slots.tokens):
+    if slots.deadline_hours and HOW_MANY.search(text) and not slots.task == "inference" and (slots.tokens or slots.samples):
         return "sizing", "deadline", None
     if ask == "inference" and MEMORY_ASK.search(text) and has_workload:
         return "sizing", "inference", None

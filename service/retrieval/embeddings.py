@@ -86,7 +86,9 @@ class SentenceTransformerEmbeddings(IndexEmbeddings):
 
     def __init__(self, model_dir: Path | None = None) -> None:
         from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as transformers_logging
 
+        transformers_logging.disable_progress_bar()  # "Loading weights" bars would clutter the CLI and logs
         self.model_dir = (model_dir or default_sentence_transformer_dir()).resolve()
         if not (self.model_dir / "config.json").is_file():
             raise RetrievalError(f"{self.model_dir} is not a sentence-transformers model directory (no config.json)")

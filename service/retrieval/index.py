@@ -20,10 +20,10 @@ from service.catalog import Catalog
 from service.config import Settings
 from service.errors import RetrievalError
 from service.retrieval.bm25 import BM25
-from service.retrieval.fusion import fuse
-from service.retrieval.names import name_index, named_documents
 from service.retrieval.embeddings import IndexEmbeddings, embedder_identity, make_embedder
+from service.retrieval.fusion import fuse
 from service.retrieval.models import Hit, SearchMode
+from service.retrieval.names import name_index, named_documents
 from service.retrieval.store import ChromaStore, Collection, NotFoundError
 from service.retrieval.text import query_language, snippet, tokenize
 
@@ -42,9 +42,9 @@ class _Snapshot:
     row_of: dict[str, int]
     bm25: BM25
     languages: np.ndarray  # per row
-    doc_of_row: np.ndarray  # per row: a number per doc_id, shared by both languages
+    doc_numbers: dict[str, int]  # doc_id -> a number shared by both languages' chunks
+    doc_of_row: np.ndarray  # per row: its doc number
     names: dict[str, str]  # normalized catalog name -> card doc_id
-    doc_ids: np.ndarray  # per row
 
 
 class KnowledgeIndex:
@@ -86,7 +86,7 @@ class KnowledgeIndex:
                 snap.doc_of_row,
                 snap.languages,
                 query_language(query),
-                np.isin(snap.doc_ids, list(named_documents(query, snap.names))),
+                np.isin(snap.doc_of_row, [snap.doc_numbers[d] for d in named_documents(query, snap.names)]),
                 dense_weight=self._dense_weight,
                 bm25_weight=self._bm25_weight,
                 pool=POOL,
@@ -146,9 +146,9 @@ class KnowledgeIndex:
             row_of={cid: row for row, cid in enumerate(ids)},
             bm25=bm25,
             languages=np.array([m["language"] for m in metadatas]),
+            doc_numbers=doc_numbers,
             doc_of_row=doc_of_row,
             names=names,
-            doc_ids=np.array([str(m["doc_id"]) for m in metadatas]),
         )
 
     def _dense(self, snap: _Snapshot, query: str, language: str | None, topics: list[str] | None) -> list[tuple[int, float]]:
@@ -161,7 +161,7 @@ class KnowledgeIndex:
                 include=["distances"],
             )
         except NotFoundError:
-            raise
+            raise  # the collection was replaced: search() reloads and retries
         except Exception as exc:
             raise RetrievalError(f"the vector search failed: {exc}") from exc
         return [(snap.row_of[cid], 1.0 - float(d)) for cid, d in zip(result["ids"][0], result["distances"][0], strict=True)]

@@ -228,8 +228,9 @@ def gemma_server(tmp_path_factory):
     address = server.listening_address
     assert re.fullmatch(r"http://127\.0\.0\.1:\d+", address), address
     yield address
-    del server
+    del server  # the server stops when its last reference goes
     gc.collect()
+    path.unlink(missing_ok=True)  # 250 MB; pytest keeps the last few runs' temp dirs
 
 
 @pytest.mark.slow

@@ -149,11 +149,6 @@ def small_settings(tmp_path: Path, small_knowledge: Path) -> Settings:
 
 
 @pytest.fixture(scope="session")
-def real_catalog() -> Catalog:
-    return default_catalog()
-
-
-@pytest.fixture(scope="session")
 def real_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     """The packaged knowledge base, copied so the index never sees files change mid-session."""
     from importlib.resources import files
