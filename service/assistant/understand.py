@@ -156,6 +156,8 @@ def classify(text: str, slots: Slots) -> tuple[Intent, SizingAsk | None, Literal
             # "Can it run on this one card?" is a memory question about the card named.
             return "sizing", "inference" if slots.task == "inference" or ask == "inference" else "memory", None
         return "recommend", None, None  # a node, or no card named: size a configuration
+    if ask == "deadline" and not (slots.tokens or slots.samples):
+        ask = None  # "how many GPUs to finish in a day" without a data size: size a configuration instead
     specific = ask in ("memory", "time", "deadline", "budget_tokens", "checkpoint", "allreduce", "data_loader", "nccl")
     if RECOMMEND.search(text) and not specific and (has_workload or slots.task or re.search(r"训练|train|微调|fine|推理|serv|inference|部署", text, I)):
         return "recommend", None, None
