@@ -29,7 +29,7 @@ import numpy as np
 BM25_SCALE = {"zh": 0.45, "en": 0.2}  # by question language
 OTHER_LANGUAGE_BM25 = 0.5
 DOC_EVIDENCE = 0.5
-NAME_MATCH = 0.05
+NAME_MATCH = 0.04
 
 
 def fuse(

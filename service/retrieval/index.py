@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -25,7 +25,7 @@ from service.retrieval.fusion import fuse
 from service.retrieval.models import Hit, SearchMode
 from service.retrieval.names import name_index, named_documents
 from service.retrieval.store import ChromaStore, Collection, NotFoundError
-from service.retrieval.text import query_language, snippet, tokenize
+from service.retrieval.text import Sentences, query_language, snippet, snippet_sentences, tokenize
 
 # Candidates taken from each side before fusion.
 POOL = 50
@@ -45,6 +45,7 @@ class _Snapshot:
     doc_numbers: dict[str, int]  # doc_id -> a number shared by both languages' chunks
     doc_of_row: np.ndarray  # per row: its doc number
     names: dict[str, str]  # normalized catalog name -> card doc_id
+    sentences: dict[int, Sentences] = field(default_factory=dict)  # per row, filled as rows are first shown
 
 
 class KnowledgeIndex:
@@ -129,7 +130,10 @@ class KnowledgeIndex:
                 f"the index was built with {stored_embedder}, but the configured embedder is "
                 f"{self._embedder.identity}; run `advisor ingest` to rebuild it"
             )
-        stored = collection.get(include=["documents", "metadatas"])
+        try:
+            stored = collection.get(include=["documents", "metadatas"])
+        except Exception as exc:
+            raise RetrievalError(f"reading the index collection {collection.name} failed: {exc}") from exc
         order = sorted(range(len(stored["ids"])), key=lambda i: stored["ids"][i])
         ids = [stored["ids"][i] for i in order]
         texts = [stored["documents"][i] or "" for i in order]
@@ -189,9 +193,18 @@ class KnowledgeIndex:
             url=first["url"],
             sources=sources,
             score=round(score, 6),
-            snippet=snippet(text, query_terms),
+            snippet=snippet(text, query_terms, sentences=self._sentences(snap, row)),
             text=text,
         )
+
+
+    @staticmethod
+    def _sentences(snap: _Snapshot, row: int) -> Sentences:
+        # Concurrent first uses may both compute it; the results are equal and the dict write is atomic.
+        cached = snap.sentences.get(row)
+        if cached is None:
+            cached = snap.sentences[row] = snippet_sentences(snap.texts[row])
+        return cached
 
 
 def _top(scores: np.ndarray) -> list[tuple[int, float]]:

@@ -26,13 +26,13 @@ import numpy as np
 
 from service.catalog import Catalog
 from service.config import Settings
-from service.errors import RetrievalError
+from service.errors import KnowledgeFileError, RetrievalError
 from service.retrieval.cards import spec_cards
 from service.retrieval.chunking import Chunk, chunk_document
 from service.retrieval.documents import load_documents
 from service.retrieval.embeddings import IndexEmbeddings, embedder_identity, make_embedder
 from service.retrieval.models import IngestReport
-from service.retrieval.store import ChromaStore
+from service.retrieval.store import ChromaStore, Collection
 
 # Bump when what is stored per chunk changes, so existing indexes are rebuilt.
 SCHEMA_VERSION = 1
@@ -41,7 +41,13 @@ WRITE_BATCH = 32
 
 def collect_chunks(settings: Settings, catalog: Catalog) -> tuple[list[Chunk], int]:
     """Every chunk of the written documents and the spec cards, plus the number of documents."""
-    documents = load_documents(settings.resolved_knowledge_dir()) + spec_cards(catalog)
+    written = load_documents(settings.resolved_knowledge_dir())
+    cards = spec_cards(catalog)
+    card_ids = {card.id for card in cards}
+    for doc in written:
+        if doc.id in card_ids:
+            raise KnowledgeFileError(doc.path, 2, f"id '{doc.id}' is taken by a spec card generated from the catalog")
+    documents = written + cards
     chunks = [chunk for doc in documents for chunk in chunk_document(doc)]
     return chunks, len(documents)
 
@@ -73,6 +79,11 @@ def chunk_metadata(chunk: Chunk) -> dict[str, object]:
 
 
 def ingest(settings: Settings, catalog: Catalog, *, progress: bool = False, rebuild: bool = False) -> IngestReport:
+    """Bring the index up to date with the knowledge files and the catalog (see the module docstring).
+
+    progress: show a progress bar (plain lines when not on a terminal). rebuild: embed everything again.
+    Raises KnowledgeFileError for a malformed file (nothing is touched) and RetrievalError when Chroma fails.
+    """
     started = time.perf_counter()
     chunks, document_count = collect_chunks(settings, catalog)
     identity = embedder_identity(settings)
@@ -92,7 +103,7 @@ def ingest(settings: Settings, catalog: Catalog, *, progress: bool = False, rebu
         previous = _stored_records(active) if active is not None else {}
         vectors = _stored_vectors(active) if reuse else {}
         report = _compare(chunks, previous, identity, document_count)
-        report.full_rebuild = not vectors
+        report.full_rebuild = not reuse
         building = store.create_building(
             {"embedder": identity, "fingerprint": corpus, "schema": SCHEMA_VERSION, "chunks": len(chunks),
              "documents": document_count, "built_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
@@ -122,12 +133,12 @@ def _ingest_lock(index_dir: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _stored_records(collection) -> dict[str, str]:
+def _stored_records(collection: Collection) -> dict[str, str]:
     stored = collection.get(include=["metadatas"])
     return {cid: str(meta.get("record_hash", "")) for cid, meta in zip(stored["ids"], stored["metadatas"], strict=True)}
 
 
-def _stored_vectors(collection) -> dict[str, np.ndarray]:
+def _stored_vectors(collection: Collection) -> dict[str, np.ndarray]:
     """Stored vectors by the hash of the text they embed."""
     stored = collection.get(include=["metadatas", "embeddings"])
     return {
@@ -150,7 +161,7 @@ def _compare(chunks: Sequence[Chunk], previous: dict[str, str], identity: str, d
     )
 
 
-def _write(collection, chunks: Sequence[Chunk], vectors: dict[str, np.ndarray], settings: Settings, progress: bool) -> int:
+def _write(collection: Collection, chunks: Sequence[Chunk], vectors: dict[str, np.ndarray], settings: Settings, progress: bool) -> int:
     """Upsert every chunk in batches, embedding only texts without a stored vector; returns how many were embedded."""
     embedder: IndexEmbeddings | None = None
     embedded = 0

@@ -16,6 +16,8 @@ from __future__ import annotations
 import datetime as dt
 import os
 import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlparse
 
@@ -58,6 +60,17 @@ def connect(settings: Settings) -> ClientAPI:
         raise RetrievalError(f"cannot open the Chroma store: {exc}") from exc
 
 
+@contextmanager
+def _backend_errors(action: str) -> Iterator[None]:
+    """Chroma's own errors (server gone, disk full) become RetrievalError: HTTP 503, CLI exit 1."""
+    try:
+        yield
+    except (NotFoundError, RetrievalError):
+        raise
+    except Exception as exc:
+        raise RetrievalError(f"Chroma failed while {action}: {exc}") from exc
+
+
 class ChromaStore:
     def __init__(self, settings: Settings) -> None:
         self.client = connect(settings)
@@ -65,47 +78,51 @@ class ChromaStore:
 
     # -- the pointer ---------------------------------------------------------
     def active_name(self) -> str | None:
-        try:
-            pointer = self.client.get_collection(POINTER_NAME, embedding_function=None)
-        except NotFoundError:
-            return None
-        return (pointer.metadata or {}).get("active")
+        with _backend_errors("reading the active-index pointer"):
+            try:
+                pointer = self.client.get_collection(POINTER_NAME, embedding_function=None)
+            except NotFoundError:
+                return None
+            return (pointer.metadata or {}).get("active")
 
     def active(self) -> Collection | None:
         """The collection the pointer names, or None before the first complete ingest."""
         name = self.active_name()
         if name is None:
             return None
-        try:
-            return self.client.get_collection(name, embedding_function=None)
-        except NotFoundError:
-            return None
+        with _backend_errors("opening the active index"):
+            try:
+                return self.client.get_collection(name, embedding_function=None)
+            except NotFoundError:
+                return None
 
     def activate(self, collection: Collection) -> None:
         """Flip the pointer: one metadata write, atomic in both the embedded and the server store."""
         now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-        pointer = self.client.get_or_create_collection(
-            POINTER_NAME, metadata={"active": collection.name, "swapped_at": now}, embedding_function=None
-        )
-        pointer.modify(metadata={"active": collection.name, "swapped_at": now})
+        with _backend_errors("switching the active index"):
+            pointer = self.client.get_or_create_collection(
+                POINTER_NAME, metadata={"active": collection.name, "swapped_at": now}, embedding_function=None
+            )
+            pointer.modify(metadata={"active": collection.name, "swapped_at": now})
 
     # -- building collections ------------------------------------------------
     def create_building(self, manifest: dict[str, str | int]) -> Collection:
         stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dt%H%M%S")
         name = f"{BUILD_PREFIX}{stamp}-{secrets.token_hex(3)}"
-        return self.client.create_collection(name, configuration=COLLECTION_CONFIG, metadata=dict(manifest), embedding_function=None)
+        with _backend_errors("creating a collection"):
+            return self.client.create_collection(
+                name, configuration=COLLECTION_CONFIG, metadata=dict(manifest), embedding_function=None
+            )
 
     def orphans(self) -> list[str]:
         """Index collections the pointer does not name: left over from a crashed or replaced build."""
         active = self.active_name()
-        return [
-            c.name
-            for c in self.client.list_collections()
-            if c.name.startswith(BUILD_PREFIX) and c.name != active
-        ]
+        with _backend_errors("listing collections"):
+            return [c.name for c in self.client.list_collections() if c.name.startswith(BUILD_PREFIX) and c.name != active]
 
     def drop(self, name: str) -> None:
-        try:
-            self.client.delete_collection(name)
-        except NotFoundError:
-            pass
+        with _backend_errors(f"deleting collection {name}"):
+            try:
+                self.client.delete_collection(name)
+            except NotFoundError:
+                pass

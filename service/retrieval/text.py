@@ -41,23 +41,25 @@ STOPWORDS_ZH = frozenset(
     "怎么办 怎么样 为何 哪里 那么 这么 这样 那样 自己 大家 啥 咋 么 得 地 着 过".split()
 )
 
-_jieba_lock = threading.Lock()
-_jieba_ready = False
+# A tokenizer of our own, so the technical terms do not change jieba's global one for other users.
+_segmenter = jieba.Tokenizer()
+_segmenter_lock = threading.Lock()
+_segmenter_ready = False
 
 
 def _ensure_jieba() -> None:
     """Load jieba's dictionary once, quietly, with our technical terms added."""
-    global _jieba_ready
-    if _jieba_ready:
+    global _segmenter_ready
+    if _segmenter_ready:
         return
-    with _jieba_lock:
-        if _jieba_ready:
+    with _segmenter_lock:
+        if _segmenter_ready:
             return
         jieba.setLogLevel(logging.WARNING)  # it announces dictionary loading on stderr otherwise
-        jieba.initialize()
+        _segmenter.initialize()
         for term in TERMS_ZH:
-            jieba.add_word(term)
-        _jieba_ready = True
+            _segmenter.add_word(term)
+        _segmenter_ready = True
 
 
 def normalize(text: str) -> str:
@@ -88,7 +90,7 @@ def tokenize(text: str) -> list[str]:
     for match in _RUNS.finditer(normalize(text)):
         cjk, latin = match.groups()
         if cjk:
-            tokens.extend(w for w in jieba.cut_for_search(cjk, HMM=False) if w not in STOPWORDS_ZH)
+            tokens.extend(w for w in _segmenter.cut_for_search(cjk, HMM=False) if w not in STOPWORDS_ZH)
             continue
         if latin in STOPWORDS_EN:
             continue
@@ -100,28 +102,37 @@ def tokenize(text: str) -> list[str]:
     return tokens
 
 
-def snippet(text: str, query_terms: set[str], limit: int = SNIPPET_CHARS) -> str:
+Sentences = tuple[tuple[str, frozenset[str]], ...]
+
+
+def snippet_sentences(text: str) -> Sentences:
+    """A chunk's plain-text sentences with their search terms; worth caching, it is most of a snippet's cost."""
+    return tuple((sentence, frozenset(tokenize(sentence))) for sentence in _plain_sentences(text))
+
+
+def snippet(text: str, query_terms: set[str], limit: int = SNIPPET_CHARS, *, sentences: Sentences | None = None) -> str:
     """The stretch of text around the sentence that shares the most terms with the query."""
-    sentences = _snippet_sentences(text)
+    sentences = snippet_sentences(text) if sentences is None else sentences
     if not sentences:
         return ""
-    scores = [len(query_terms.intersection(tokenize(s))) for s in sentences]
+    scores = [len(query_terms & terms) for _, terms in sentences]
     best = max(range(len(sentences)), key=lambda i: (scores[i], -i))
+    plain = [sentence for sentence, _ in sentences]
     start = end = best
-    length = len(sentences[best])
-    while end + 1 < len(sentences) and length + 1 + len(sentences[end + 1]) <= limit:
+    length = len(plain[best])
+    while end + 1 < len(plain) and length + 1 + len(plain[end + 1]) <= limit:
         end += 1
-        length += 1 + len(sentences[end])
-    while start > 0 and length + 1 + len(sentences[start - 1]) <= limit:
+        length += 1 + len(plain[end])
+    while start > 0 and length + 1 + len(plain[start - 1]) <= limit:
         start -= 1
-        length += 1 + len(sentences[start])
-    window = _join(sentences[start : end + 1])
+        length += 1 + len(plain[start])
+    window = _join(plain[start : end + 1])
     if len(window) > limit:
         window = window[: limit - 1].rstrip() + "…"
     return window
 
 
-def _snippet_sentences(text: str) -> list[str]:
+def _plain_sentences(text: str) -> list[str]:
     plain = re.sub(r"^\s*(```|~~~|#+\s).*$", " ", text, flags=re.MULTILINE)  # fences and heading lines
     plain = re.sub(r"^\s*([-*+]|\d+\.)\s+", "", plain, flags=re.MULTILINE)  # list markers
     plain = re.sub(r"[*`|]+|(?<![a-z0-9])_+|_+(?![a-z0-9])", "", plain, flags=re.IGNORECASE)  # emphasis, code, tables

@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from service.config import Settings
+from service.errors import RetrievalError
 from service.retrieval import ingest, open_index
 from service.retrieval.store import ChromaStore
 from tests.retrieval.conftest import small_catalog, write_small_knowledge
@@ -73,8 +74,11 @@ def test_ingest_and_search_through_a_chroma_server(tmp_path: Path, chroma_url: s
 
 
 def test_a_malformed_chroma_url_is_a_retrieval_error(tmp_path: Path) -> None:
-    from service.errors import RetrievalError
-
-    settings = Settings(data_dir=tmp_path, chroma_url="localhost:8000")
     with pytest.raises(RetrievalError, match="http://host:port"):
-        ChromaStore(settings)
+        ChromaStore(Settings(data_dir=tmp_path, chroma_url="localhost:8000"))
+
+
+def test_an_unreachable_chroma_server_is_a_retrieval_error(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path, knowledge_dir=write_small_knowledge(tmp_path / "knowledge"), chroma_url=f"http://127.0.0.1:{free_port()}")
+    with pytest.raises(RetrievalError, match="Chroma"):
+        open_index(settings, small_catalog())

@@ -100,3 +100,10 @@ def test_malformed_file_fails_ingest_and_leaves_the_serving_index(small_settings
     assert store.active_name() == first.collection
     assert store.orphans() == [], "nothing was built"
     assert index.search("optimizer state", k=1)[0].doc_id in ("memory-usage", "checkpoints")
+
+
+def test_a_document_cannot_take_a_spec_card_id(small_settings: Settings, small_knowledge: Path) -> None:
+    clash = write_doc(small_knowledge, "en", "gpu-testgpu-x1", "My own X1 page", {"Notes": "Hand-written."}, topics="[hardware]")
+    with pytest.raises(KnowledgeFileError, match="taken by a spec card") as caught:
+        ingest(small_settings, small_catalog())
+    assert caught.value.path == str(clash) and caught.value.line == 2

@@ -10,6 +10,8 @@ import math
 import re
 from dataclasses import dataclass
 
+from service.assistant.understand import INJECTION
+
 CODE = re.compile(r"```[a-zA-Z]*\n.*?```", re.S)
 CJK = re.compile(r"[\u4e00-\u9fff]")
 STOP_EN = set("the a an of to in on for and or is are be with what how why do does my our we i it this that when which can should".split())
@@ -78,6 +80,8 @@ def select(question: str, chunks: list[str], *, max_points: int = 5, want_code: 
     order = 0
     for index, chunk in enumerate(chunks):
         for position, (text, is_code) in enumerate(units(chunk)):
+            if INJECTION.search(text):
+                continue  # a document that gives orders is not quoted
             overlap = len(q & terms(text))
             score = overlap / math.sqrt(len(terms(text)) + 4) + (0.6 if index == 0 else 0.2 / index) + (0.3 if position == 0 else 0.0)
             if remedy:
