@@ -106,7 +106,7 @@ def test_index_follows_a_re_ingest_by_someone_else(tmp_path, small_knowledge) ->
     assert index.info["collection"] not in (old, "")
 
 
-def test_open_without_an_index_and_without_documents_fails_clearly(tmp_path) -> None:
+def test_cards_alone_make_an_index_and_a_vanished_index_is_reported(tmp_path) -> None:
     settings = Settings(data_dir=tmp_path / "data", knowledge_dir=tmp_path / "empty")
     (tmp_path / "empty").mkdir()
     index = open_index(settings, small_catalog())  # cards alone are still an index
