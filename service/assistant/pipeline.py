@@ -23,7 +23,7 @@ from service.assistant.grounding import check
 from service.assistant.handlers import HANDLERS
 from service.assistant.handlers.base import Context, Draft, Searcher
 from service.assistant.store import ConversationStore, new_id
-from service.assistant.understand import Understanding, understand
+from service.assistant.understand import understand
 from service.assistant.writer import Writer
 from service.catalog import Catalog
 from service.errors import InputError, Problem

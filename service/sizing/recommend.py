@@ -35,17 +35,16 @@ from service.sizing.compute import (
     run_hours,
     training_time,
 )
+from service.sizing.advice import deployment_advice, warn_bottlenecks
 from service.sizing.cost import (
     DEFAULT_FX_CNY_PER_USD,
-    BreakEvenRequest,
     BreakEvenResult,
     Currency,
     InstancePrice,
     Pricing,
-    break_even,
     instance_price,
 )
-from service.sizing.inference import InferenceRequest, InferenceResult, estimate_inference
+from service.sizing.inference import InferenceResult
 from service.sizing.memory import (
     TIGHT_ABOVE,
     TrainingMemoryRequest,
@@ -345,7 +344,7 @@ def _choose(req: Workload, catalog: Catalog, shape: ModelShape, tokens: float | 
         seen.add(key)
         options.append(_option(label, cand, catalog, meets(cand), within(cand)))
     rec = options[0]
-    _warn_bottlenecks(chosen, rec.configuration, req, ledger)
+    warn_bottlenecks(chosen, rec.configuration, req, ledger)
     memory = estimate_training_memory(TrainingMemoryRequest(
         model=req.model, params_b=req.params_b, task="pretrain" if req.task == "pretrain" else "fine-tune", method=req.method,
         precision=chosen.precision, sharding=chosen.sharding, gpus=chosen.gpus, seq_len=seq_len, recompute=chosen.recompute,
@@ -356,7 +355,7 @@ def _choose(req: Workload, catalog: Catalog, shape: ModelShape, tokens: float | 
                                                    gpu=chosen.gpu.id, gpus=chosen.gpus, precision=chosen.precision), catalog)
     ckpt = checkpoint(CheckpointRequest(model=req.model, params_b=req.params_b, gpus=chosen.gpus,
                                         contents="full" if req.method == "full" else "weights"), catalog)
-    deployment, reason_en, reason_zh, be = _deployment(req, chosen, catalog, ledger)
+    deployment, reason_en, reason_zh, be = deployment_advice(req, chosen, catalog, ledger)
     profile = catalog.tiers[rec.tier]
     _record_choice(ledger, candidates, chosen, profile)
     memory, timing, ckpt = (_chosen_by_recommender(r, req) for r in (memory, timing, ckpt))
@@ -427,44 +426,3 @@ def _option(label: str, cand: _Candidate, catalog: Catalog, meets: bool | None, 
                   meets_deadline=meets, within_budget=within)
 
 
-def _warn_bottlenecks(cand: _Candidate, config: Configuration, req: Workload, ledger: Ledger) -> None:
-    if cand.gpus > 1 and cand.gpu.scale_up is None:
-        ledger.warn("pcie_only", f"{cand.gpu.name} has no NVLink: gradient and ZeRO traffic between its {cand.gpus} GPUs goes over PCIe and will limit scaling.",
-                    f"{cand.gpu.name} 没有 NVLink：{cand.gpus} 张卡之间的梯度与 ZeRO 通信走 PCIe，会限制扩展效率。")
-    inst = config.instance
-    if config.nodes > 1 and inst is not None and config.network.endswith("RDMA: none"):
-        ledger.warn("no_rdma", f"{config.nodes} nodes without RDMA (InfiniBand/RoCE/EFA): inter-node all-reduce will be slow.",
-                    f"{config.nodes} 个节点之间没有 RDMA（InfiniBand/RoCE/EFA）：跨节点 all-reduce 会很慢。")
-    if cand.per_gpu_bytes > TIGHT_ABOVE * cand.gpu.memory_gb * 2**30 * 0.98:
-        ledger.warn("memory_tight", "Per-GPU memory is close to the limit; keep micro-batch 1 and expect to tune.",
-                    "每卡显存接近上限；请保持 micro-batch 为 1，并预留调参空间。")
-    if cand.gpus > 8 and req.task == "fine-tune" and req.method != "full":
-        ledger.warn("many_gpus_peft", "Many GPUs for a LoRA/QLoRA job: most of them are there for speed, not memory.",
-                    "LoRA/QLoRA 任务用了很多 GPU：主要是为了速度而不是显存。", "info")
-
-
-def _deployment(req: Workload, cand: _Candidate, catalog: Catalog, ledger: Ledger) -> tuple[str, str, str, BreakEvenResult | None]:
-    be = None
-    if req.yearly_utilization is not None:
-        ledger.given("yearly_utilization", req.yearly_utilization)
-        if catalog.instances_for(cand.gpu.id):
-            be = break_even(BreakEvenRequest(gpu=cand.gpu.id, gpus=cand.gpus, utilization=req.yearly_utilization,
-                                             currency=req.currency, fx_cny_per_usd=req.fx_cny_per_usd), catalog)
-    if req.data_sensitivity == "restricted":
-        ledger.given("data_sensitivity", "restricted")
-        return ("on-prem", "Your data may not leave your premises: run on-prem (or in a dedicated, compliant region); burst only non-sensitive work to the cloud.",
-                "数据不能出域：建议本地部署（或使用专属、合规的区域）；只有非敏感任务才可弹性上云。", be)
-    if be is not None and be.break_even_utilization is not None:
-        util = req.yearly_utilization
-        if util >= be.break_even_utilization:
-            return ("on-prem", f"At {util:.0%} yearly utilization, owning is cheaper than renting (break-even at {be.break_even_utilization:.0%}).",
-                    f"年利用率 {util:.0%} 时，自建比租用更便宜（盈亏平衡点为 {be.break_even_utilization:.0%}）。", be)
-        if util >= be.break_even_utilization - 0.15:
-            return ("hybrid", f"Utilization {util:.0%} is near the break-even point ({be.break_even_utilization:.0%}): own the steady baseline, rent the peaks.",
-                    f"利用率 {util:.0%} 接近盈亏平衡点（{be.break_even_utilization:.0%}）：稳定负载自建，峰值租用云资源。", be)
-        return ("cloud", f"At {util:.0%} yearly utilization renting is cheaper (break-even at {be.break_even_utilization:.0%}).",
-                f"年利用率 {util:.0%} 时租用更便宜（盈亏平衡点为 {be.break_even_utilization:.0%}）。", be)
-    if be is not None:
-        return ("cloud", "Renting stays cheaper than owning at any utilization with these prices.", "按这些价格，无论利用率多高，租用都比自建便宜。", be)
-    return ("cloud", "No sustained utilization given: renting avoids capex and lead time; give yearly_utilization to compare with owning.",
-            "未给出持续利用率：租用可避免资本支出和采购周期；给出 yearly_utilization 可与自建对比。", None)

@@ -9,7 +9,8 @@ from service.catalog import Catalog, GpuSpec
 from service.errors import InputConflictError, Problem
 from service.sizing.inference import InferenceRequest, InferenceResult, estimate_inference
 from service.sizing.memory import resolve_precision
-from service.sizing.recommend import Option, Recommendation, Workload, _Candidate, _deployment, _option, _price, _warn_bottlenecks
+from service.sizing.advice import deployment_advice, warn_bottlenecks
+from service.sizing.recommend import Option, Recommendation, Workload, _Candidate, _option, _price
 from service.sizing.shapes import ModelShape
 from service.sizing.work import Ledger, NullLedger, sig
 
@@ -54,8 +55,8 @@ def recommend_inference(req: Workload, catalog: Catalog, shape: ModelShape, pinn
             seen.add((cand.gpu.id, cand.gpus))
             options.append(_option(label, cand, catalog, None, None))
     chosen, result = by_cost
-    _warn_bottlenecks(chosen, options[0].configuration, req, ledger)
-    deployment, reason_en, reason_zh, be = _deployment(req, chosen, catalog, ledger)
+    warn_bottlenecks(chosen, options[0].configuration, req, ledger)
+    deployment, reason_en, reason_zh, be = deployment_advice(req, chosen, catalog, ledger)
     profile = catalog.tiers[options[0].tier]
     return Recommendation(
         task="inference", method="serve", model=shape.name, params_b=sig(shape.params / 1e9), tokens=None, currency=req.currency,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 from service.assistant.compose import extract, sizing
-from service.assistant.compose.fmt import num
 from service.assistant.compose.work import warnings
 from service.assistant.handlers.base import Context, Draft
 from service.assistant.handlers.knowledge import faq
