@@ -50,8 +50,9 @@ class Settings(BaseSettings):
     # Test-only: pause between ingest batches so crash-safety tests can kill an ingest midway.
     ingest_batch_delay_s: float = Field(default=0.0, ge=0.0, le=60.0)
 
-    # Conversations and feedback
-    database_url: str | None = None  # default: sqlite file in data_dir
+    # Conversations and feedback: a sqlite:/// URL; default: advisor.sqlite3 in data_dir.
+    # A server database plugs in by implementing service.assistant.store.ConversationStore.
+    database_url: str | None = Field(default=None, pattern=r"^sqlite:///.+")
 
     # Access control: empty means open (local use).
     api_keys: CommaList = Field(default_factory=list)
@@ -89,6 +90,8 @@ class Settings(BaseSettings):
 
     @property
     def sqlite_path(self) -> Path:
+        if self.database_url:
+            return Path(self.database_url.removeprefix("sqlite:///"))
         return self.data_dir / "advisor.sqlite3"
 
     @property
