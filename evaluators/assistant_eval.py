@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evaluators.jsonl import read_jsonl
+
 DATASET = Path(__file__).parent / "datasets" / "conversations.jsonl"
 SLOT_KEYS = {"model", "params_b", "task", "method", "tokens", "samples", "seq_len", "epochs", "gpu", "gpus", "deadline_hours", "budget",
              "currency", "precision", "data_sensitivity", "yearly_utilization", "concurrency", "context_len", "gpu_utilization"}
@@ -27,7 +29,7 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def load(path: Path = DATASET) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [row for _, row in read_jsonl(path)]
 
 
 def _same(expected: Any, actual: Any) -> bool:

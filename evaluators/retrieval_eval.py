@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from statistics import mean
 
+from evaluators.jsonl import read_jsonl
 from service.retrieval import KnowledgeIndex
 
 DATASETS = Path(__file__).resolve().parent / "datasets"
@@ -47,14 +48,7 @@ def load_questions(directory: Path = DATASETS) -> list[Question]:
     questions: list[Question] = []
     seen: set[str] = set()
     for path in sorted(directory.glob("retrieval_queries.*.jsonl")):
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-            if not line.strip():
-                continue
-            where = f"{path.name}:{number}"
-            try:
-                raw = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{where}: not valid JSON ({exc.msg})") from None
+        for where, raw in read_jsonl(path):
             question = Question(
                 id=str(raw.get("id", "")),
                 query=str(raw.get("query", "")),

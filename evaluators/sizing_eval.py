@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evaluators.jsonl import read_jsonl
 from service.catalog import Catalog, default_catalog
 from service.sizing import get_tool
 
@@ -295,14 +296,7 @@ REQUIRED = ("id", "kind", "question", "inputs", "expected", "source", "tool", "p
 def load_cases(path: Path = DATASET) -> list[dict]:
     cases: list[dict] = []
     seen: set[str] = set()
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        where = f"{path.name}:{number}"
-        try:
-            case = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{where}: not valid JSON ({exc.msg})") from None
+    for where, case in read_jsonl(path):
         missing = [k for k in REQUIRED if k not in case]
         if missing:
             raise ValueError(f"{where}: missing {', '.join(missing)}")

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from service.assistant.numbers import MULTIPLIER, quantities
-from service.assistant.slots import find_all, _names
+from service.assistant.slots import catalog_names, find_all
 from service.catalog import Catalog
 
 FACTORS = (1.0, 100.0, 0.01, 24.0, 1 / 24, 1 / 365, 1 / 8760, 1 / 168, 60.0, 1 / 60, 1e3, 1e-3, 1e6, 1e-6, 1e9, 1e-9, 1e12, 1e-12,
@@ -62,7 +62,7 @@ def answer_numbers(answer: str, catalog: Catalog) -> list[tuple[str, float, floa
     text = CODE_BLOCK.sub(" ", answer)
     text = INLINE_CODE.sub(" ", text)
     text = MARKERS.sub(" ", text)
-    names = _names(catalog)
+    names = catalog_names(catalog)
     for patterns in (names.model, names.gpu):
         for _, start, end in find_all(patterns, text):
             text = text[:start] + " " * (end - start) + text[end:]

@@ -100,7 +100,7 @@ def _spellings(entries) -> dict[str, str]:
 _NAMES: dict[int, _Names] = {}
 
 
-def _names(catalog: Catalog) -> _Names:
+def catalog_names(catalog: Catalog) -> _Names:
     key = id(catalog)
     if key not in _NAMES:
         _NAMES[key] = _Names(catalog)
@@ -123,7 +123,7 @@ _UNIT_HOURS = [(r"小时|个小时|h(?![a-z0-9])|hrs?(?![a-z])|hours?", 1.0), (r
 
 
 def extract_slots(text: str, catalog: Catalog) -> Slots:
-    names = _names(catalog)
+    names = catalog_names(catalog)
     slots: dict = {}
     masked = text
 
