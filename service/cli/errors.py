@@ -1,4 +1,5 @@
-"""How CLI commands report bad input: the field-named message on stderr, exit code 2."""
+"""How CLI commands report failures: bad input as a field-named message and exit code 2; broken
+catalogs, knowledge files or indexes as one line and exit code 1."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import ParamSpec, TypeVar
 
 import typer
 
-from service.errors import CatalogError, InputError
+from service.errors import CatalogError, InputError, KnowledgeFileError, RetrievalError
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -30,6 +31,12 @@ def exit_on_input_error(func: Callable[P, R]) -> Callable[P, R]:
             raise typer.Exit(2) from None
         except CatalogError as exc:
             typer.echo(f"catalog error: {exc}", err=True)
+            raise typer.Exit(1) from None
+        except KnowledgeFileError as exc:
+            typer.echo(f"knowledge file error: {exc}", err=True)
+            raise typer.Exit(1) from None
+        except RetrievalError as exc:
+            typer.echo(f"index error: {exc}", err=True)
             raise typer.Exit(1) from None
 
     return wrapper

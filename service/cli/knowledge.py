@@ -1,7 +1,7 @@
 """`advisor ingest` and `advisor search`: build and query the knowledge index from a terminal.
 
-Bad search input exits with code 2 and a field-named message (service.cli.errors);
-a malformed knowledge file or an unavailable index prints one line and exits with code 1.
+Bad search input exits with code 2 and a field-named message; a malformed knowledge file or an
+unavailable index prints one line and exits with code 1 (both via service.cli.errors).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from service.cli.errors import exit_on_input_error
-from service.errors import InputError, KnowledgeFileError, Problem, RetrievalError
+from service.errors import InputError, Problem
 
 MODES = ("hybrid", "dense", "bm25")
 
@@ -23,6 +23,7 @@ def register(app: typer.Typer) -> None:
     app.command("search")(search_command)
 
 
+@exit_on_input_error
 def ingest_command(
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Re-embed everything instead of reusing stored vectors.")] = False,
 ) -> None:
@@ -34,14 +35,7 @@ def ingest_command(
     from service.retrieval import ingest
 
     settings = get_settings()
-    try:
-        report = ingest(settings, default_catalog(settings.knowledge_dir), progress=True, rebuild=rebuild)
-    except KnowledgeFileError as exc:
-        typer.echo(f"knowledge file error: {exc}", err=True)
-        raise typer.Exit(1) from None
-    except RetrievalError as exc:
-        typer.echo(f"index error: {exc}", err=True)
-        raise typer.Exit(1) from None
+    report = ingest(settings, default_catalog(settings.knowledge_dir), progress=True, rebuild=rebuild)
     console = Console()
     if report.skipped:
         console.print(f"Nothing changed: {report.chunks} chunks already indexed in {report.collection} ({report.seconds:.1f} s).")
@@ -71,12 +65,8 @@ def search_command(
     if mode not in MODES:
         raise InputError([Problem("mode", "must be hybrid, dense or bm25", "必须是 hybrid、dense 或 bm25", ", ".join(MODES))])
     settings = get_settings()
-    try:
-        index = open_index(settings, default_catalog(settings.knowledge_dir))
-        hits = index.search(query, k=k, language=lang, topics=topic or None, mode=mode)  # type: ignore[arg-type]
-    except (KnowledgeFileError, RetrievalError) as exc:
-        typer.echo(f"index error: {exc}", err=True)
-        raise typer.Exit(1) from None
+    index = open_index(settings, default_catalog(settings.knowledge_dir))
+    hits = index.search(query, k=k, language=lang, topics=topic or None, mode=mode)  # type: ignore[arg-type]
     results = [hit.summary() for hit in hits]
     if as_json:
         typer.echo(json.dumps({"query": query, "results": results}, ensure_ascii=False, indent=2))

@@ -5,24 +5,10 @@ from __future__ import annotations
 import re
 
 import pytest
-from fastapi.testclient import TestClient
 
-from service.api.app import create_app
-from service.config import Settings
-from service.runtime import Runtime
 from service.sizing import all_tools
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
-
-
-@pytest.fixture(scope="module")
-def runtime(tmp_path_factory) -> Runtime:
-    return Runtime(Settings(data_dir=tmp_path_factory.mktemp("advisor-data"), environment="test"))
-
-
-@pytest.fixture(scope="module")
-def client(runtime) -> TestClient:
-    return TestClient(create_app(runtime=runtime), raise_server_exceptions=False)
 
 
 def test_gpu_list(client, runtime) -> None:

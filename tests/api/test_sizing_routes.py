@@ -14,24 +14,11 @@ import threading
 import pytest
 from fastapi.testclient import TestClient
 
-from service.api.app import create_app
-from service.config import Settings
-from service.runtime import Runtime
 from service.sizing import all_tools, get_tool
 from tests.sizing.payloads import BASE_PAYLOADS
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 TOOLS = [t.name for t in all_tools()]
-
-
-@pytest.fixture(scope="module")
-def runtime(tmp_path_factory) -> Runtime:
-    return Runtime(Settings(data_dir=tmp_path_factory.mktemp("advisor-data"), environment="test"))
-
-
-@pytest.fixture(scope="module")
-def client(runtime) -> TestClient:
-    return TestClient(create_app(runtime=runtime), raise_server_exceptions=False)
 
 
 def post(client: TestClient, tool: str, body, *, lang: str | None = None, query: str = ""):
