@@ -20,6 +20,8 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet torch==2.13.0
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	# The eval baseline; --no-deps: its own pins would downgrade transformers (see pyproject.toml).
+	$(BIN)/python -m pip install --quiet --no-deps llm-analysis==0.2.2
 	touch $(STAMP)
 
 run: $(STAMP)
@@ -31,6 +33,8 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m bench
 
+# Every evaluation -> reports/eval-<date>/report.md + figures; exits 1 naming any metric below evaluators/gates.yaml.
+# CI runs the subset: `$(BIN)/advisor eval --fast`.
 eval: $(STAMP)
 	$(BIN)/python -m evaluators
 

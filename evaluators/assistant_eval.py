@@ -15,6 +15,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -151,7 +152,11 @@ def _citations_valid(answer: Any, index: Any) -> bool:
     return all(index.get(c.id) is not None for c in answer.citations)
 
 
-def evaluate(data_dir: Path, conversations: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def evaluate(data_dir: Path, conversations: list[dict[str, Any]] | None = None, *,
+             on_turn: Callable[[], None] | None = None) -> dict[str, Any]:
+    """Metrics overall and per group, per-intent accuracy, failures and one row per turn (intent, latency).
+
+    `on_turn` is called after every turn (the `advisor eval` progress bar)."""
     from service.assistant.answer import ChatRequest
     from service.config import Settings
     from service.runtime import Runtime
@@ -162,19 +167,36 @@ def evaluate(data_dir: Path, conversations: list[dict[str, Any]] | None = None) 
     overall = Tally()
     groups: dict[str, Tally] = defaultdict(Tally)
     failures: list[dict] = []
+    rows: list[dict[str, Any]] = []
     try:
         for conv in conversations or load():
             conversation_id = None
             for turn in conv["turns"]:
                 started = time.perf_counter()
                 answer = assistant.answer(ChatRequest(message=turn["message"], conversation_id=conversation_id))
-                overall.latencies_ms.append((time.perf_counter() - started) * 1000)
+                elapsed_ms = (time.perf_counter() - started) * 1000
+                overall.latencies_ms.append(elapsed_ms)
                 conversation_id = answer.conversation_id
                 score_turn(turn, answer, index, [overall, groups[conv["group"]]], failures)
+                rows.append({"group": conv["group"], "expected_intent": turn["intent"], "intent": answer.intent, "latency_ms": elapsed_ms})
+                if on_turn is not None:
+                    on_turn()
     finally:
         runtime.close()
     return {"overall": overall.metrics(), "groups": {g: t.metrics() for g, t in sorted(groups.items())}, "failures": failures,
-            "latency_ms_p50": sorted(overall.latencies_ms)[len(overall.latencies_ms) // 2] if overall.latencies_ms else None}
+            "latency_ms_p50": sorted(overall.latencies_ms)[len(overall.latencies_ms) // 2] if overall.latencies_ms else None,
+            "per_intent": per_intent(rows), "turns": rows,
+            # Denominators of the conditional metrics: a rate over zero turns is not a measurement.
+            "counts": {"abstention": overall.oos_total, "tier_agreement": overall.tier_total, "clarification": overall.clarify_total}}
+
+
+def per_intent(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """Accuracy by the labelled intent: of the turns labelled X, how many were read as X."""
+    by: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for row in rows:
+        by[row["expected_intent"]][0] += 1
+        by[row["expected_intent"]][1] += row["intent"] == row["expected_intent"]
+    return {intent: {"n": n, "accuracy": ok / n} for intent, (n, ok) in sorted(by.items())}
 
 
 def main(argv: list[str]) -> int:

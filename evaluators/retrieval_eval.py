@@ -160,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     ingest(eval_settings, catalog, progress=True)  # incremental: evaluate today's documents, not a stale index
     index = open_index(eval_settings, catalog)
     result = evaluate(index, load_questions())
-    print_table(result, f"Retrieval evaluation ({backend}, {index.info['chunks']} chunks)")
+    print_table(result, f"Retrieval evaluation ({backend}, {index.info['chunks']} chunks, {index.info['questions']} section questions)")
     if args.misses:
         for miss in result["misses"]:
             print(f"  miss [{miss['group']}] {miss['id']}: {miss['query']}  relevant={miss['relevant']} top5={miss['top5']}")

@@ -7,6 +7,8 @@ Every option comes from an environment variable (prefix ``ADVISOR_``) or from
 
 from __future__ import annotations
 
+import json
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
@@ -14,9 +16,47 @@ from typing import Annotated, Literal
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-PLACEHOLDER_SECRETS = {"changethis", "change-me", "changeme", "secret", "placeholder", "xxx"}
+PLACEHOLDER_SECRETS = {"changethis", "change-me", "changeme", "secret", "placeholder", "xxx", "password", "apikey", "api-key", "api_key",
+                       "test", "example", "dummy", "key", "token", "your-api-key", "your_api_key", "todo", "none", "null"}
+_PLACEHOLDER_PARTS = ("changeme", "change-me", "changethis", "your-", "your_", "placeholder", "example")
 
 CommaList = Annotated[list[str], NoDecode]
+# Keys are secrets: SecretStr keeps them out of repr(), logs and error messages.
+SecretList = Annotated[list[SecretStr], NoDecode]
+
+
+def is_placeholder(secret: str) -> bool:
+    low = secret.strip().lower()
+    return low in PLACEHOLDER_SECRETS or any(p in low for p in _PLACEHOLDER_PARTS) or len(set(low)) <= 2 or low.startswith("<")
+
+
+def parse_key_list(value: object, env_name: str) -> object:
+    """'k1,k2' or '["k1","k2"]' -> ['k1', 'k2']. An empty item (' , ', 'a,,b') or a broken JSON list is an
+    error, never 'no keys' (which would leave the API open). Messages name the variable, never a value."""
+    if isinstance(value, str):
+        text = value.strip()
+        if not text:
+            return []
+        if text.startswith("["):
+            try:
+                value = json.loads(text)
+            except ValueError:
+                raise ValueError(f"{env_name} starts with '[' but is not a JSON list of strings") from None
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ValueError(f"{env_name} must be a JSON list of strings")
+        else:
+            value = text.split(",")
+    if isinstance(value, (list, tuple)):
+        keys = [v.get_secret_value() if isinstance(v, SecretStr) else v for v in value]
+        if not all(isinstance(k, str) for k in keys):
+            raise ValueError(f"{env_name} must list keys as text")
+        keys = [k.strip() for k in keys]
+        if any(not k for k in keys):
+            raise ValueError(f"{env_name} has an empty key (a stray comma or blank item); list keys as k1,k2 or [\"k1\",\"k2\"]")
+        if any(any(c.isspace() or not c.isprintable() for c in k) for k in keys):
+            raise ValueError(f"{env_name} has a key with spaces or control characters inside it")
+        return keys
+    return value
 
 
 class Settings(BaseSettings):
@@ -26,6 +66,8 @@ class Settings(BaseSettings):
         env_file_encoding="utf-8",
         extra="ignore",
         populate_by_name=True,
+        # A bad setting is reported by name only: the rejected value (a key, a password in a URL) is never echoed.
+        hide_input_in_errors=True,
     )
 
     environment: Literal["development", "test", "production"] = "development"
@@ -50,12 +92,24 @@ class Settings(BaseSettings):
     # Test-only: pause between ingest batches so crash-safety tests can kill an ingest midway.
     ingest_batch_delay_s: float = Field(default=0.0, ge=0.0, le=60.0)
 
-    # Conversations and feedback: a sqlite:/// URL; default: advisor.sqlite3 in data_dir.
-    # A server database plugs in by implementing service.assistant.store.ConversationStore.
-    database_url: str | None = Field(default=None, pattern=r"^sqlite:///.+")
+    # Conversations and feedback: a sqlite:/// URL (default: advisor.sqlite3 in data_dir) or a postgresql:// URL
+    # (service/assistant/store_sql.py, migrated at start-up). A secret: a server URL carries a password.
+    database_url: SecretStr | None = None
+    # Conversations not updated for this many days are deleted (with messages and feedback) at start-up and hourly; 0 keeps them.
+    retention_days: float = Field(default=0, ge=0, le=36500)
+    # `advisor serve` worker processes; 0 = one per CPU core.
+    workers: int = Field(default=0, ge=0, le=64)
 
-    # Access control: empty means open (local use).
-    api_keys: CommaList = Field(default_factory=list)
+    # Access control: empty means open (local use; refused in production).
+    api_keys: SecretList = Field(default_factory=list)
+    # Keys for admin routes (/metrics); when only API keys are set, admin routes are closed.
+    admin_keys: SecretList = Field(default_factory=list)
+
+    # HTTP hygiene and observability (service/api/middleware.py, service/observability/).
+    max_body_bytes: int = Field(default=1_048_576, ge=1024, le=1 << 30)
+    # Log message and query text (off by default: questions can hold confidential details).
+    log_content: bool = False
+    log_format: Literal["json", "text"] = "json"
 
     # Optional LLM writer (never trusted with numbers).
     llm_provider: Literal["none", "openai", "ollama"] = "none"
@@ -64,10 +118,84 @@ class Settings(BaseSettings):
     llm_api_key: SecretStr | None = None
     llm_timeout_s: float = Field(default=20.0, gt=0, le=600)
     llm_max_tokens: int = Field(default=800, ge=16, le=8192)
+    # At most this many LLM calls at once per worker; a turn that finds none free keeps the deterministic answer.
+    llm_max_concurrency: int = Field(default=4, ge=1, le=256)
+    # Circuit breaker: after this many consecutive LLM failures or timeouts, skip the LLM for llm_breaker_cooldown_s.
+    llm_breaker_failures: int = Field(default=3, ge=1, le=100)
+    llm_breaker_cooldown_s: float = Field(default=30.0, gt=0, le=3600)
 
     max_message_chars: int = Field(default=4000, ge=100, le=100_000)
 
-    @field_validator("api_keys", mode="before")
+    # Slack channel (service/channels/slack): the /slack routes exist only when both secrets are set.
+    slack_bot_token: SecretStr | None = Field(default=None, validation_alias=AliasChoices("ADVISOR_SLACK_BOT_TOKEN", "SLACK_BOT_TOKEN"))
+    slack_signing_secret: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("ADVISOR_SLACK_SIGNING_SECRET", "SLACK_SIGNING_SECRET")
+    )
+    # Where the Slack Web API lives; tests point it at service/channels/slack/fake.py.
+    slack_api_base_url: str = Field(
+        default="https://slack.com/api/", pattern=r"^https?://", validation_alias=AliasChoices("ADVISOR_SLACK_API_BASE_URL", "SLACK_API_BASE_URL")
+    )
+    # The "see more" link of an answer too long for Slack; {conversation_id} is filled in. Empty: trimmed without a link.
+    slack_more_url: str | None = Field(default=None, pattern=r"^https?://")
+
+    # Web widget (service/widget, docs/widget.md). Origins allowed to embed it (CORS); empty: same origin only.
+    widget_origins: CommaList = Field(default_factory=list)
+    # Publishable widget keys (X-Widget-Key): when API keys are required, they open only the chat and
+    # feedback routes, only from the allowed origins. Not secrets: they are visible in the host page.
+    widget_keys: CommaList = Field(default_factory=list)
+    # Requests per visitor (widget key + client IP) and per widget key overall, in `limits` notation.
+    widget_rate_limit_visitor: str = "20/minute"
+    widget_rate_limit_key: str = "600/minute"
+
+    @field_validator("widget_origins", mode="after")
+    @classmethod
+    def _check_origins(cls, value: list[str]) -> list[str]:
+        for origin in value:
+            if origin != "*" and not re.fullmatch(r"https?://[A-Za-z0-9.-]+(:\d{1,5})?", origin):
+                raise ValueError(f"'{origin}' is not an origin such as https://example.com or http://127.0.0.1:8080 (no path, no trailing /)")
+        return value
+
+    @field_validator("widget_rate_limit_visitor", "widget_rate_limit_key", mode="after")
+    @classmethod
+    def _check_rate_limit(cls, value: str) -> str:
+        from limits import parse
+
+        try:
+            parse(value)
+        except ValueError as exc:
+            raise ValueError(f"'{value}' is not a rate limit such as '20/minute' or '1000 per hour'") from exc
+        return value
+
+    @field_validator("api_keys", "admin_keys", mode="before")
+    @classmethod
+    def _parse_keys(cls, value: object, info) -> object:
+        return parse_key_list(value, f"ADVISOR_{info.field_name.upper()}")
+
+    @field_validator("database_url", mode="after")
+    @classmethod
+    def _check_database_url(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and not re.fullmatch(r"sqlite:///.+|postgresql(\+psycopg)?://[^/\s]+/[^/\s]+", value.get_secret_value()):
+            raise ValueError("ADVISOR_DATABASE_URL must be a sqlite:/// URL (e.g. sqlite:///data/advisor.sqlite3) "
+                             "or a postgresql://user:password@host:port/database URL")
+        return value
+
+    @property
+    def server_database_url(self) -> str | None:
+        """The postgresql:// URL when conversations live in a server database, else None (SQLite)."""
+        url = self.database_url.get_secret_value() if self.database_url else ""
+        return url if url.startswith("postgresql") else None
+
+    @field_validator("llm_api_key", mode="after")
+    @classmethod
+    def _check_llm_key(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None:
+            key = value.get_secret_value()
+            if not key.strip() or any(c.isspace() or not c.isprintable() for c in key.strip()):
+                raise ValueError("ADVISOR_LLM_API_KEY is empty or has spaces or control characters inside it")
+            return SecretStr(key.strip())
+        return value
+
+    @field_validator("widget_origins", "widget_keys", mode="before")
     @classmethod
     def _split_keys(cls, value: object) -> object:
         if isinstance(value, str):
@@ -78,20 +206,33 @@ class Settings(BaseSettings):
     def _refuse_placeholder_secrets(self) -> Settings:
         if self.environment != "production":
             return self
-        secrets = list(self.api_keys)
+        if not self.api_keys:
+            raise ValueError("ADVISOR_API_KEYS is empty: production refuses to run an open API; set at least one key")
+        secrets = [*self.api_key_values, *self.admin_key_values]
+        if set(self.api_key_values) & set(self.admin_key_values):
+            raise ValueError("ADVISOR_ADMIN_KEYS must differ from ADVISOR_API_KEYS in production")
         if self.llm_api_key is not None:
             secrets.append(self.llm_api_key.get_secret_value())
+        secrets += [s.get_secret_value() for s in (self.slack_bot_token, self.slack_signing_secret) if s is not None]
         for value in secrets:
-            if value.strip().lower() in PLACEHOLDER_SECRETS:
+            if is_placeholder(value):
                 raise ValueError(
                     "a secret is still a placeholder value; set a real one before running in production"
                 )
         return self
 
     @property
+    def api_key_values(self) -> list[str]:
+        return [k.get_secret_value() for k in self.api_keys]
+
+    @property
+    def admin_key_values(self) -> list[str]:
+        return [k.get_secret_value() for k in self.admin_keys]
+
+    @property
     def sqlite_path(self) -> Path:
         if self.database_url:
-            return Path(self.database_url.removeprefix("sqlite:///"))
+            return Path(self.database_url.get_secret_value().removeprefix("sqlite:///"))
         return self.data_dir / "advisor.sqlite3"
 
     @property

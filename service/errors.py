@@ -7,6 +7,7 @@
     │   ├── UnknownNameError  a GPU, model or instance name the catalogs do not know (carries suggestions)
     │   └── InputConflictError  values that are each valid but contradict each other (bf16 on a T4)
     ├── RetrievalError        the index is missing or its backend failed
+    │   └── IndexCorruptError the embedded Chroma files are damaged: permanent until `advisor ingest --rebuild`
     └── LLMError              the optional LLM writer failed or timed out; the pipeline falls back
 
 Messages that reach users are bilingual (``Problem.en`` / ``Problem.zh``); the
@@ -89,6 +90,25 @@ class InputConflictError(InputError):
 
 class RetrievalError(AdvisorError):
     """The knowledge index is missing or its backend failed."""
+
+
+class IndexCorruptError(RetrievalError):
+    """The embedded index's files are damaged (e.g. chroma.sqlite3 "database disk image is malformed").
+
+    Unlike a busy or unreachable backend this does not heal by retrying: it is permanent until the
+    index is rebuilt, so the message carries the repair command.
+    """
+
+    permanent = True
+    repair = "advisor ingest --rebuild"
+
+    def __init__(self, location: str, detail: str) -> None:
+        self.location, self.detail = location, detail
+        super().__init__(f"the knowledge index in {location} is corrupt ({detail}); repair it with `{self.repair}`")
+
+
+class StoreUnavailableError(AdvisorError):
+    """The conversation database (a PostgreSQL server) cannot be reached; heals by itself when it returns (HTTP 503)."""
 
 
 class LLMError(AdvisorError):

@@ -16,6 +16,7 @@ from service.config import Settings
 from service.errors import RetrievalError
 
 if TYPE_CHECKING:
+    from service.assistant.front import Advisor
     from service.assistant.pipeline import Assistant
     from service.retrieval import KnowledgeIndex
 
@@ -38,6 +39,8 @@ class Runtime:
         self._assistant_lock = threading.Lock()
         self._assistant: Assistant | None = None
         self._store = None
+        self._store_lock = threading.Lock()  # not self._lock: that one is held through a whole first ingest
+        self._sweeper = None
 
     # -- knowledge index -----------------------------------------------------
     def open_index(self) -> KnowledgeIndex:
@@ -87,16 +90,48 @@ class Runtime:
         with self._assistant_lock:
             if self._assistant is None:
                 from service.assistant.pipeline import Assistant
-                from service.assistant.store import SqliteConversationStore
-                self._store = SqliteConversationStore(self.settings.sqlite_path)
-                secrets = [*self.settings.api_keys]
+
+                self._store = self.conversation_store
+                secrets = [*self.settings.api_key_values]
                 if self.settings.llm_api_key is not None:
                     secrets.append(self.settings.llm_api_key.get_secret_value())
+                from service.understanding import RoutedUnderstander
+
+                # Built once: its exemplar matrix is embedded on first use and cached under data_dir by content hash.
+                understander = RoutedUnderstander(self.catalog, cache_dir=self.settings.data_dir / "understanding")
                 self._assistant = Assistant(self.catalog, _LazyIndex(self), self._store, writer=self.writer,
-                                            max_message_chars=self.settings.max_message_chars, secrets=tuple(secrets))
+                                            max_message_chars=self.settings.max_message_chars, secrets=tuple(secrets), understander=understander)
             return self._assistant
 
+    @property
+    def conversation_store(self):
+        """SQLite in the data dir by default; PostgreSQL (migrated on open) when ADVISOR_DATABASE_URL is a postgresql:// URL.
+        Opening it starts the retention sweep (ADVISOR_RETENTION_DAYS)."""
+        with self._store_lock:
+            if self._store is None:
+                from service.assistant.retention import RetentionSweeper
+
+                if self.settings.server_database_url:
+                    from service.assistant.store_sql import SqlConversationStore
+
+                    self._store = SqlConversationStore(self.settings.server_database_url)
+                else:
+                    from service.assistant.store import SqliteConversationStore
+
+                    self._store = SqliteConversationStore(self.settings.sqlite_path)
+                self._sweeper = RetentionSweeper(self._store, self.settings.retention_days).start()
+            return self._store
+
+    @property
+    def advisor(self) -> Advisor:
+        """The front door channels use (answer, stream, feedback, conversation), over this runtime's assistant."""
+        from service.assistant.front import Advisor
+
+        return Advisor(self.assistant)
+
     def close(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.stop()
         if self._store is not None:
             self._store.close()
             self._store = None
@@ -111,3 +146,7 @@ class _LazyIndex:
 
     def search(self, query: str, **kwargs):
         return self._runtime.index.search(query, **kwargs)
+
+    def embed(self, texts: list[str]):
+        """The index's encoder (cached), for composers that rank sentences by meaning (compose/faq_answer.py)."""
+        return self._runtime.index.embed(texts)

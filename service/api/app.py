@@ -7,9 +7,13 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from service.api.errors import install_error_handlers
 from service.api.auth import ApiKeyMiddleware
+from service.api.errors import document_error_responses, install_error_handlers
+from service.api.middleware import BodyLimitMiddleware, RequestContextMiddleware
 from service.api.routes import chat, hardware, health, knowledge, sizing
+from service.api.routes.widget import install_widget
+from service.api.security import SecurityHeadersMiddleware
+from service.channels.slack import mount_slack
 from service.config import Settings, get_settings
 from service.runtime import Runtime
 
@@ -36,5 +40,13 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
     app.include_router(health.router)
     for router in (chat.router, sizing.router, hardware.router, knowledge.router):
         app.include_router(router, prefix="/v1")
-    app.add_middleware(ApiKeyMiddleware, keys=list(runtime.settings.api_keys))
+    mount_slack(app, runtime)  # /slack/* only when the Slack token and signing secret are set
+    app.add_middleware(ApiKeyMiddleware, keys=runtime.settings.api_key_values)
+    install_widget(app, runtime.settings)  # /widget.js, /demo; CORS and widget keys run before the API-key check
+    # Added last = outermost: the body limit refuses before anything reads a body; the request context
+    # (X-Request-ID, metrics, access log) sees every response, including 401, 413 and 429.
+    app.add_middleware(BodyLimitMiddleware, max_bytes=runtime.settings.max_body_bytes)
+    app.add_middleware(SecurityHeadersMiddleware)
+    app.add_middleware(RequestContextMiddleware)
+    document_error_responses(app)
     return app

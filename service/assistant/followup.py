@@ -56,6 +56,13 @@ def merge(text: str, und: Understanding, state: dict[str, Any]) -> Understanding
     return und.model_copy(update={"intent": intent, "ask": new_ask, "slots": Slots.model_validate(merged), "context": context})
 
 
+def is_follow_up(text: str, state: dict[str, Any]) -> bool:
+    """A short turn with a follow-up cue ("那换成H100呢", "what about 4 GPUs?") after an in-domain turn: it reads with that turn."""
+    if state.get("intent") in (None, "out_of_scope", "smalltalk") or INJECTION.search(text):
+        return False
+    return len(text) <= 120 and (bool(FOLLOW.search(text)) or _relative(text))
+
+
 def _relative(text: str) -> bool:
     return any(pattern.search(text) for _, pattern, _ in RELATIVE)
 

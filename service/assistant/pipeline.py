@@ -1,79 +1,152 @@
 """The one answer pipeline every channel uses.
 
-    understand (language, intent, slots; follow-ups reuse earlier slots)
-      -> handler: retrieve + call sizing tools -> Draft
-      -> compose Markdown (answer, table, how computed, sources)
-      -> check numeric grounding
+    understand (language, intent, slots; follow-ups reuse earlier slots)   -> meta event
+      -> handler: retrieve + call sizing tools -> Draft of typed blocks    -> one tool_result event per call
+      -> compose: blocks + work blocks + sources; Markdown rendering       -> citations, then block (+ delta) events
+      -> check numeric grounding over the rendered blocks
       -> optional LLM rewrite, kept only if it is grounded too
-      -> persist the turn
+      -> persist the turn                                                  -> done event
+
+`answer()` runs it in the caller's thread; `stream()` runs it in a worker thread and hands
+the events over as they happen, so the first event reaches the client before the work is done.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import queue
 import re
+import threading
 import time
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 from service.assistant import followup
-from service.assistant.answer import Answer, ChatRequest, Citation, Grounding
-from service.assistant.compose.work import how_computed
+from service.assistant.compose.work import work_block
 from service.assistant.grounding import check
 from service.assistant.handlers import HANDLERS
-from service.assistant.handlers.base import Context, Draft, Searcher
-from service.assistant.store import ConversationStore, new_id
-from service.assistant.understand import understand
+from service.assistant.handlers.base import Cancelled, Context, Draft, Searcher
+from service.assistant.store import Conversation, ConversationStore, new_id
+from service.assistant.understand import detect_language
+from service.understanding import Understander, default_understander
 from service.assistant.writer import Writer
 from service.catalog import Catalog
-from service.errors import InputError, Problem
+from service.contract import (
+    Answer,
+    Block,
+    BlockEvent,
+    Channel,
+    ChatRequest,
+    Citation,
+    CitationsEvent,
+    DeltaEvent,
+    DoneEvent,
+    ErrorEvent,
+    Feedback,
+    Grounding,
+    LeadBlock,
+    MetaEvent,
+    SourceItem,
+    SourcesBlock,
+    StreamEvent,
+    ToolResultEvent,
+)
+from service.errors import InputError, Problem, RetrievalError
+from service.render import markdown
 
 log = logging.getLogger("advisor.assistant")
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 MAX_WORKS_SHOWN = 2
 DELTA_CHARS = 160
+ERROR_MESSAGES = {  # code -> language -> what the user reads in an `error` event
+    "internal_error": {"en": "The answer could not be completed. Please try again.", "zh": "回答未能完成，请重试。"},
+    "index_unavailable": {"en": "The knowledge index is not available yet; try again shortly.", "zh": "知识库索引暂不可用，请稍后再试。"},
+}
+
+Emit = Callable[[StreamEvent], None]
+
+
+@dataclass
+class Turn:
+    """A validated request, resolved to its conversation before any work starts."""
+
+    text: str
+    request: ChatRequest
+    conversation_id: str
+    channel: Channel
+    owner: str | None
 
 
 class Assistant:
     def __init__(self, catalog: Catalog, index: Searcher, store: ConversationStore, *, writer: Writer | None = None,
-                 max_message_chars: int = 4000, secrets: tuple[str, ...] = ()) -> None:
+                 max_message_chars: int = 4000, secrets: tuple[str, ...] = (), understander: Understander | None = None) -> None:
         self.catalog, self.index, self.store = catalog, index, store
+        # Injected like the searcher and the store; the default reads data-file exemplars with the semantic router.
+        self.understander: Understander = understander or default_understander(catalog)
         self.writer = writer
         self.max_message_chars = max_message_chars
         self._secrets = tuple(s for s in secrets if s and len(s) >= 4)
 
     # -- public ---------------------------------------------------------------
-    def answer(self, request: ChatRequest) -> Answer:
-        started = time.perf_counter()
-        text = self._validate(request)
-        conversation_id = self._conversation(request.conversation_id)
-        state = self.store.slots(conversation_id)
-        und = understand(text, self.catalog, language=request.language)
-        und = followup.merge(text, und, state)
-        ctx = Context(text=text, understanding=und, catalog=self.catalog, index=self.index)
-        draft = self._handle(ctx)
-        answer = self._compose(conversation_id, ctx, draft)
-        if self.writer is not None and und.intent not in ("out_of_scope", "smalltalk") and draft.clarification is None:
-            answer = self._rewrite(answer, ctx, draft)
-        answer.answer = self._redact(answer.answer)
-        self.store.save_turn(conversation_id, text, answer.model_dump(mode="json"), followup.state(und, text, state), und.language)
-        log.info("answered intent=%s lang=%s tools=%d citations=%d writer=%s ms=%.1f", und.intent, und.language,
-                 len(answer.tool_calls), len(answer.citations), answer.writer, (time.perf_counter() - started) * 1000)
-        return answer
+    def answer(self, request: ChatRequest, *, channel: Channel = "api", owner: str | None = None) -> Answer:
+        return self._run(self._prepare(request, channel, owner), emit=None, cancelled=None)
 
-    def stream(self, request: ChatRequest) -> Iterator[tuple[str, dict[str, Any]]]:
-        """Server-sent event payloads: meta, citations (before any text), tool_result*, delta*, done."""
-        answer = self.answer(request)
-        yield "meta", {"conversation_id": answer.conversation_id, "message_id": answer.message_id, "language": answer.language,
-                       "intent": answer.intent, "writer": answer.writer}
-        yield "citations", {"citations": [c.model_dump() for c in answer.citations]}
-        for call in answer.tool_calls:
-            yield "tool_result", call.model_dump()
-        for piece in split_deltas(answer.answer):
-            yield "delta", {"text": piece}
-        yield "done", answer.model_dump(mode="json")
+    def stream(self, request: ChatRequest, *, channel: Channel = "api", owner: str | None = None) -> EventStream:
+        """Typed events as the work happens. Bad input raises InputError here, before any event."""
+        turn = self._prepare(request, channel, owner)
+        return EventStream(self, turn)
+
+    def feedback(self, item: Feedback, *, owner: str | None = None) -> str | None:
+        if not self.store.message_exists(item.message_id, owner=owner):
+            return None
+        return self.store.add_feedback(item.message_id, item.rating, item.comment)
+
+    def conversation(self, *, conversation_id: str | None = None, conversation_key: str | None = None,
+                     owner: str | None = None) -> Conversation | None:
+        if conversation_id is None and conversation_key is not None:
+            conversation_id = self.store.find_key(conversation_key, owner=owner)
+        return self.store.get(conversation_id, owner=owner) if conversation_id else None
 
     # -- steps ----------------------------------------------------------------
+    def _prepare(self, request: ChatRequest, channel: Channel, owner: str | None) -> Turn:
+        text = self._validate(request)
+        return Turn(text=text, request=request, conversation_id=self._conversation(request, owner), channel=channel, owner=owner)
+
+    def _run(self, turn: Turn, *, emit: Emit | None, cancelled: threading.Event | None) -> Answer:
+        started = time.perf_counter()
+        send = emit or (lambda event: None)
+        state = self.store.slots(turn.conversation_id)
+        und = self.understander.understand(turn.text, language=turn.request.language, state=state)
+        message_id = new_id("msg")
+        send(MetaEvent(conversation_id=turn.conversation_id, conversation_key=turn.request.conversation_key, message_id=message_id,
+                       language=und.language, intent=und.intent))
+        on_tool = (lambda call: send(ToolResultEvent(tool=call.tool, input=call.input, output=call.output))) if emit else None
+        ctx = Context(text=turn.text, understanding=und, catalog=self.catalog, index=self.index, on_tool=on_tool, cancelled=cancelled)
+        draft = self._handle(ctx)
+        answer = self._compose(turn, message_id, ctx, draft)
+        send(CitationsEvent(citations=answer.citations))
+        rewrite = self.writer is not None and und.intent not in ("out_of_scope", "smalltalk") and draft.clarification is None
+        self._redact(answer)
+        pieces = markdown.pieces(answer.blocks, answer.language)  # they concatenate to answer.answer
+        for index, block in enumerate(answer.blocks):
+            send(BlockEvent(index=index, block=block))
+            if not rewrite:
+                for piece in split_deltas(pieces[index]):
+                    send(DeltaEvent(text=piece))
+        if rewrite:
+            answer = self._rewrite(answer, ctx, draft)
+            self._redact(answer)
+            for piece in split_deltas(answer.answer):
+                send(DeltaEvent(text=piece))
+        ctx.check_cancelled()  # a client that left never saw this answer: do not record it as given
+        self.store.save_turn(turn.conversation_id, turn.text, answer.model_dump(mode="json"), followup.state(und, turn.text, state), und.language,
+                             channel=turn.channel)
+        log.info("answered intent=%s lang=%s channel=%s tools=%d citations=%d writer=%s ms=%.1f", und.intent, und.language, turn.channel,
+                 len(answer.tool_calls), len(answer.citations), answer.writer, (time.perf_counter() - started) * 1000)
+        send(DoneEvent(answer=answer))
+        return answer
+
     def _validate(self, request: ChatRequest) -> str:
         text = CONTROL.sub(" ", request.message).strip()
         if not text:
@@ -83,39 +156,49 @@ class Assistant:
                                       f"太长（{len(text)} 个字符；最多 {self.max_message_chars} 个）", allowed=f"<= {self.max_message_chars} characters")])
         return text
 
-    def _conversation(self, conversation_id: str | None) -> str:
-        if conversation_id is None:
-            return self.store.create()
-        if not self.store.exists(conversation_id):
+    def _conversation(self, request: ChatRequest, owner: str | None) -> str:
+        """The owner's conversation this request continues (by id or by the channel's key), or a new one."""
+        conversation_id, key = request.conversation_id, request.conversation_key
+        if conversation_id is not None and not self.store.exists(conversation_id, owner=owner):
             raise InputError([Problem("conversation_id", "is not a known conversation; omit it to start a new one",
                                       "不是已有的会话；不传该字段即可开始新会话")])
-        return conversation_id
+        if key is None:
+            return conversation_id or self.store.create(owner=owner)
+        bound = self.store.bind_key(key, owner=owner, conversation_id=conversation_id)
+        if bound is None or (conversation_id is not None and bound != conversation_id):
+            raise InputError([Problem("conversation_key", "does not name this conversation; send the key or the id, not both",
+                                      "与该会话不对应；请只传 conversation_key 或 conversation_id 其中之一")])
+        return bound
 
     def _handle(self, ctx: Context) -> Draft:
+        if ctx.understanding.clarification is not None:
+            # The reading was a close call: ask which one was meant rather than answer the wrong question.
+            question = ctx.understanding.clarification
+            return Draft(blocks=[LeadBlock(text=question.question)], clarification=question, show_sources=False, follow_ups=list(question.suggestions))
         try:
-            return HANDLERS[ctx.understanding.intent](ctx)
+            return HANDLERS[self.understander.handler(ctx.understanding.intent)](ctx)
         except InputError as exc:
             # A workload the tools refuse (bf16 on a T4, QLoRA pre-training): say why, in the user's language.
-            return Draft(body=ctx.t("I can't compute that as asked: ", "无法按这个条件计算：") + exc.message(ctx.lang) + "\n",
+            return Draft(blocks=[LeadBlock(text=ctx.t("I can't compute that as asked: ", "无法按这个条件计算：") + exc.message(ctx.lang))],
                          show_sources=False, follow_ups=[ctx.t("What configuration would you recommend instead?", "那应该用什么配置？")])
 
-    def _compose(self, conversation_id: str, ctx: Context, draft: Draft) -> Answer:
+    def _compose(self, turn: Turn, message_id: str, ctx: Context, draft: Draft) -> Answer:
         lang = ctx.lang
-        parts = [draft.body.strip()]
+        blocks: list[Block] = list(draft.blocks)
         for label, work in draft.works[:MAX_WORKS_SHOWN]:
             suffix = "" if label == draft.works[0][0] else f" — {label}"
-            parts.append(how_computed(work, lang, title_suffix=suffix))
+            blocks.append(work_block(work, lang, tool=label, title_suffix=suffix))
         citations = [_citation(hit) for hit in draft.hits]
         if citations and draft.show_sources:
-            lines = [ctx.t("**Sources**", "**来源**")]
-            lines += [f"[{i}] {c.title} — {c.source} <{c.url}>" for i, c in enumerate(citations, 1)]
-            parts.append("\n".join(lines))
-        markdown = "\n\n".join(p for p in parts if p).strip() + "\n"
+            blocks.append(SourcesBlock(title=ctx.t("Sources", "来源"), items=[
+                SourceItem(n=i, citation_id=c.id, title=c.title, source=c.source, url=c.url) for i, c in enumerate(citations, 1)]))
         answer = Answer(
-            conversation_id=conversation_id, message_id=new_id("msg"), answer=markdown, language=lang, intent=ctx.understanding.intent,
-            citations=citations, tool_calls=ctx.tool_calls, recommendation=draft.recommendation, follow_up_questions=draft.follow_ups,
-            clarification=draft.clarification, grounding=Grounding(numbers_checked=0), slots=ctx.slots.stated(),
+            conversation_id=turn.conversation_id, conversation_key=turn.request.conversation_key, message_id=message_id,
+            answer=markdown.render(blocks, lang), blocks=blocks, language=lang, intent=ctx.understanding.intent, citations=citations,
+            tool_calls=ctx.tool_calls, recommendation=draft.recommendation, follow_up_questions=draft.follow_ups, clarification=draft.clarification,
+            grounding=Grounding(numbers_checked=0), slots=ctx.slots.stated(), understanding=ctx.understanding.trace,
         )
+        # Grounding runs over the blocks as rendered: every figure a reader sees is checked.
         answer.grounding = self._ground(answer.answer, ctx, draft)
         if answer.grounding.ungrounded:
             log.warning("deterministic answer has ungrounded numbers: %s", answer.grounding.ungrounded[:5])
@@ -127,6 +210,7 @@ class Assistant:
         return Grounding(numbers_checked=checked, ungrounded=ungrounded)
 
     def _rewrite(self, answer: Answer, ctx: Context, draft: Draft) -> Answer:
+        """The LLM rewrites `answer` (the prose); `blocks` stay the deterministic structure."""
         assert self.writer is not None
         try:
             text = self.writer.rewrite(answer.answer, language=answer.language)
@@ -143,10 +227,67 @@ class Assistant:
         answer.answer, answer.grounding, answer.writer = text, grounding, "llm"
         return answer
 
-    def _redact(self, text: str) -> str:
+    def _redact(self, answer: Answer) -> None:
+        """Secrets never leave in an answer, in its text or in its blocks."""
         for secret in self._secrets:
-            text = text.replace(secret, "[redacted]")
-        return text
+            answer.answer = answer.answer.replace(secret, "[redacted]")
+        if not self._secrets:
+            return
+        dumped = json.dumps([b.model_dump(mode="json") for b in answer.blocks], ensure_ascii=False)
+        if any(secret in dumped for secret in self._secrets):
+            for secret in self._secrets:
+                dumped = dumped.replace(json.dumps(secret)[1:-1], "[redacted]")
+            answer.blocks = Answer.model_validate({**answer.model_dump(mode="json"), "blocks": json.loads(dumped)}).blocks
+
+
+class EventStream:
+    """The pipeline's events, produced by a worker thread and handed over through a queue.
+
+    Iterate it from any one thread; `cancel()` (from any thread) stops the work at the next tool
+    call or retrieval, e.g. when the client disconnected. Anything failing after the start becomes
+    an `error` event, last.
+    """
+
+    _END = object()
+
+    def __init__(self, assistant: Assistant, turn: Turn) -> None:
+        self._assistant, self._turn = assistant, turn
+        self._queue: queue.Queue = queue.Queue()
+        self._cancelled = threading.Event()
+        self._worker: threading.Thread | None = None
+
+    def _work(self) -> None:
+        language = self._turn.request.language
+        try:
+            self._assistant._run(self._turn, emit=self._queue.put, cancelled=self._cancelled)
+        except Cancelled:
+            log.info("stream cancelled: the client went away")
+        except Exception as exc:
+            lang = language or detect_language(self._turn.text)
+            code = "index_unavailable" if isinstance(exc, RetrievalError) else "internal_error"
+            if code == "internal_error":
+                log.exception("streamed answer failed")
+            else:
+                log.warning("streamed answer failed: %s", exc)
+            self._queue.put(ErrorEvent(code=code, message=ERROR_MESSAGES[code][lang]))
+        finally:
+            self._queue.put(self._END)
+
+    def __iter__(self) -> Iterator[StreamEvent]:
+        if self._worker is None:
+            self._worker = threading.Thread(target=self._work, name="advisor-stream", daemon=True)
+            self._worker.start()
+        while True:
+            event = self._queue.get()
+            if event is self._END:
+                return
+            yield event
+
+    def cancel(self) -> None:
+        self._cancelled.set()
+
+    def close(self) -> None:
+        self.cancel()
 
 
 def _citation(hit) -> Citation:

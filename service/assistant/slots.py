@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict
 
 from service.assistant.numbers import ARABIC, BIG, CN_NUMERAL, parse_number
 from service.catalog import Catalog
+from service.catalog.names import CatalogNames, catalog_names, find_all  # noqa: F401 — catalog_names/find_all re-exported for callers
 
 NUM = rf"(?<![A-Za-z0-9_.])({ARABIC}|{CN_NUMERAL})"
 MULT = rf"({BIG}|[kKmMbBtT](?![a-zA-Z]))?"
@@ -62,61 +63,8 @@ def _num(text: str, mult: str | None = None) -> float | None:
     return value
 
 
-def _alias_pattern(alias: str) -> str:
-    parts = [re.escape(p) for p in re.split(r"[\s\-_]+", alias.strip()) if p]
-    return r"[\s\-_]*".join(parts)
-
-
-class _Names:
-    """One alternation regex per kind over every catalog spelling (longest first), built once per catalog."""
-
-    def __init__(self, catalog: Catalog) -> None:
-        # Instance names stand for their GPU ("p5.48xlarge 和 p4d.24xlarge 哪个便宜" compares H100 with A100).
-        instances = {name: i.gpu for i in catalog.instances.values() for name in (i.name, i.id)}
-        self.gpu = self._build({**instances, **{g.id: g.id for g in catalog.gpus.values()}, **_spellings(catalog.gpus.values())})
-        self.model = self._build({**{m.id: m.id for m in catalog.models.values()}, **_spellings(catalog.models.values())})
-
-    @staticmethod
-    def _build(spellings: dict[str, str]) -> tuple[re.Pattern[str], dict[str, str]]:
-        by_key = {_key(s): ident for s, ident in spellings.items() if len(s) >= 2}
-        ordered = sorted(spellings, key=len, reverse=True)
-        alternation = "|".join(_alias_pattern(s) for s in ordered if len(s) >= 2)
-        # An optional plural "s" ("256 H100s").
-        return re.compile(rf"(?<![A-Za-z0-9.])(?:{alternation})s?(?![A-Za-z0-9])", I), by_key
-
-
-def _key(spelling: str) -> str:
-    return re.sub(r"[\s\-_]+", "", spelling.lower())
-
-
-def _spellings(entries) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for e in entries:
-        for s in (e.name, *e.aliases):
-            out.setdefault(s, e.id)
-    return out
-
-
-_NAMES: dict[int, _Names] = {}
-
-
-def catalog_names(catalog: Catalog) -> _Names:
-    key = id(catalog)
-    if key not in _NAMES:
-        _NAMES[key] = _Names(catalog)
-    return _NAMES[key]
-
-
-def find_all(names: tuple[re.Pattern[str], dict[str, str]], text: str) -> list[tuple[str, int, int]]:
-    """Non-overlapping (id, start, end) catalog names in reading order."""
-    pattern, by_key = names
-    found = []
-    for m in pattern.finditer(text):
-        key = _key(m.group(0))
-        ident = by_key.get(key) or by_key.get(key[:-1])  # the optional plural
-        if ident:
-            found.append((ident, m.start(), m.end()))
-    return found
+# The catalog-name finder lives with the catalogs (one finder for slots, grounding and retrieval).
+_Names = CatalogNames
 
 
 _UNIT_HOURS = [(r"小时|个小时|h(?![a-z0-9])|hrs?(?![a-z])|hours?", 1.0), (r"天|日|days?", 24.0), (r"周|个星期|星期|weeks?", 168.0), (r"个月|月|months?", 720.0)]
@@ -225,6 +173,21 @@ def extract_slots(text: str, catalog: Catalog) -> Slots:
     return Slots.model_validate({k: v for k, v in slots.items() if v is not None})
 
 
+def _negative(text: str, start: int) -> bool:
+    """A minus sign written right before the number at `start` ("-8 H100", "−3 days"), not a range or a name ("A100-8", "1-8")."""
+    head = text[:start].rstrip()
+    if not head or head[-1] not in "-−－" and not head.endswith("负"):
+        return False
+    before = head[:-1]
+    return not before or not (before[-1].isascii() and before[-1].isalnum())
+
+
+def _signed(value: float | None, text: str, start: int) -> float | None:
+    # Kept negative on purpose: the sizing tools then refuse it with a field-named message the answer
+    # shows, instead of silently computing with 8 GPUs when the user wrote -8.
+    return -value if value and _negative(text, start) else value
+
+
 def _gpu_counts(text: str, gpus: list[tuple[str, int, int]]) -> dict:
     out: dict = {}
     _, start, end = gpus[0]
@@ -235,7 +198,7 @@ def _gpu_counts(text: str, gpus: list[tuple[str, int, int]]) -> dict:
     if re.match(r"\s*(?:gpu[\s-]*hours?|gpu\s*小时|卡时|hours?)", after, I):
         per_node = times_after = None
     if per_node and per_node.group(1):
-        count = _num(per_node.group(1))
+        count = _signed(_num(per_node.group(1)), before, per_node.start(1))
     elif times_after:
         count = _num(times_after.group(1))
     pair = re.search(rf"{NUM}\s*台\s*{NUM}\s*卡", text)
@@ -263,7 +226,8 @@ def _bare_count(text: str) -> dict:
     single = re.search(r"单卡|单张|一张卡|一块卡|一张\s{2,}|\bsingle\s+(?:gpu|card)s?\b|\bsingle\s{3,}|\bone (?:gpu|card)\b", text, I)
     m = re.search(rf"{NUM}\s*(?:张|块)\s*(?:gpu|卡|显卡)?|{NUM}\s*(?:x\s*)?(?:gpus|cards)\b|{NUM}\s*卡(?!时)", text, I)
     if m and (single is None or m.start() < single.start()):
-        value = _num(m.group(1) or m.group(2) or m.group(3))
+        group = next(i for i in (1, 2, 3) if m.group(i))
+        value = _signed(_num(m.group(group)), text, m.start(group))
         if value and value < 1e6:
             return {"gpus": int(value)}
     return {"gpus": 1} if single else {}
@@ -329,7 +293,7 @@ def _duration(text: str) -> dict:
     """A deadline or time budget: a duration with words that make it one ("24小时内", "within 3 days", "10天就能")."""
     for unit, hours in _UNIT_HOURS:
         for m in re.finditer(rf"(?:{NUM}|\b(a|an|one|two|three|four|five|six|seven|ten)\s)\s*(?:多)?\s*(?:{unit})", text, I):
-            value = _num(m.group(1)) if m.group(1) else WORD_NUMBERS[m.group(2).lower()]
+            value = _signed(_num(m.group(1)), text, m.start(1)) if m.group(1) else WORD_NUMBERS[m.group(2).lower()]
             before, after = text[max(0, m.start() - 16):m.start()], text[m.end():m.end() + 16]
             if value and (DEADLINE_BEFORE.search(before) or DEADLINE_AFTER.search(after)):
                 return {"deadline_hours": value * hours}

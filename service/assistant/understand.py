@@ -9,9 +9,8 @@ from pydantic import BaseModel
 
 from service.assistant.slots import Slots, extract_slots
 from service.catalog import Catalog
+from service.contract import Clarification, Intent, Language, UnderstandingTrace  # the contract owns these; the pipeline reads them
 
-Language = Literal["zh", "en"]
-Intent = Literal["faq", "sizing", "recommend", "compare", "cloud_vs_onprem", "claim_check", "diagnostics", "preflight", "smalltalk", "out_of_scope"]
 SizingAsk = Literal["memory", "time", "deadline", "budget_tokens", "inference", "cost", "checkpoint", "allreduce", "data_loader", "compute", "nccl"]
 
 I = re.IGNORECASE
@@ -25,6 +24,8 @@ class Understanding(BaseModel):
     ask: SizingAsk | None = None  # which quantity a sizing question asks for
     pasted: Literal["topo", "nccl"] | None = None
     context: str | None = None  # the previous question, when this one is a follow-up that only makes sense with it
+    trace: UnderstandingTrace | None = None  # why it was read this way (copied into Answer.understanding)
+    clarification: Clarification | None = None  # a close call between two readings: ask which one
 
 
 PASTED = re.compile(r"```.*?(?:```|$)", re.S)
@@ -112,64 +113,89 @@ DEFINITION = re.compile(r"指什么|是什么|什么意思|啥意思|是啥|原�
                         r"should (?:i|we) (?:plug|use|trust|take)|what should (?:we|i) try|try next", I)
 
 
-def understand(text: str, catalog: Catalog, *, language: Language | None = None) -> Understanding:
+def understand(text: str, catalog: Catalog, *, language: Language | None = None, state: dict | None = None) -> Understanding:
+    """The default understander's reading of one message (service.understanding), after `state`'s turn when given."""
+    from service.understanding import default_understander
+
+    return default_understander(catalog).understand(text, language=language, state=state)
+
+
+def understand_by_rules(text: str, catalog: Catalog, *, language: Language | None = None) -> Understanding:
+    """The rule cascade alone (no router): kept as one source of evidence and for comparison."""
     lang = language or detect_language(text)
     slots = extract_slots(text, catalog)
-    intent, ask, pasted = classify(text, slots)
+    intent, ask, pasted, _ = classify_with_rule(text, slots)
+    return Understanding(language=lang, intent=intent, slots=for_intent(intent, slots), ask=ask, pasted=pasted)
+
+
+def for_intent(intent: str, slots: Slots) -> Slots:
     if intent == "cloud_vs_onprem" and slots.gpu_utilization is not None and slots.yearly_utilization is None:
         # In a rent-or-buy question a utilisation figure means share of the year in use.
-        slots = slots.model_copy(update={"yearly_utilization": slots.gpu_utilization / 100, "gpu_utilization": None})
-    return Understanding(language=lang, intent=intent, slots=slots, ask=ask, pasted=pasted)
+        return slots.model_copy(update={"yearly_utilization": slots.gpu_utilization / 100, "gpu_utilization": None})
+    return slots
 
 
 def classify(text: str, slots: Slots) -> tuple[Intent, SizingAsk | None, Literal["topo", "nccl"] | None]:
+    intent, ask, pasted, _ = classify_with_rule(text, slots)
+    return intent, ask, pasted
+
+
+def pasted_log(text: str, slots: Slots) -> Literal["topo", "nccl"] | None:
+    if TOPO.search(text):
+        return "topo"
+    if NCCL.search(text) and (slots.measured_busbw_gbps or re.search(r"\n\s*\d+\s+\d+\s+(?:float|half|bfloat16)", text)):
+        return "nccl"
+    return None
+
+
+def classify_with_rule(text: str, slots: Slots) -> tuple[Intent, SizingAsk | None, Literal["topo", "nccl"] | None, str]:
+    """The ordered cue cascade; the last item names the rule that decided ("default" when none did)."""
     has_workload = bool(slots.model or slots.params_b)
     domain = bool(DOMAIN.search(text)) or has_workload or bool(slots.gpu)
-    if TOPO.search(text):
-        return "diagnostics", None, "topo"
-    if NCCL.search(text) and (slots.measured_busbw_gbps or re.search(r"\n\s*\d+\s+\d+\s+(?:float|half|bfloat16)", text)):
-        return "diagnostics", None, "nccl"
+    pasted = pasted_log(text, slots)
+    if pasted:
+        return "diagnostics", None, pasted, f"pasted {pasted} log"
     if not domain:
         if SMALLTALK.search(text) and len(text) < 80 and not INJECTION.search(text):
-            return "smalltalk", None, None
-        return "out_of_scope", None, None
+            return "smalltalk", None, None, "smalltalk cue"
+        return "out_of_scope", None, None, "no domain cue"
     if INJECTION.search(text) and not (has_workload or slots.gpu or RECOMMEND.search(text)):
-        return "out_of_scope", None, None
+        return "out_of_scope", None, None, "instruction injection"
     ask = _ask(text)
     if STRONG_CLAIM.search(text) or (CLAIM.search(text) and (has_workload or slots.gpu or slots.deadline_hours or re.search(r"\d", text))):
-        return "claim_check", ask, None
+        return "claim_check", ask, None, "claim cue"
     if PREFLIGHT.search(text):
-        return "preflight", None, None
+        return "preflight", None, None, "pre-flight cue"
     if CLOUD.search(text):
-        return "cloud_vs_onprem", "cost", None
+        return "cloud_vs_onprem", "cost", None, "rent-or-buy cue"
     if slots.compare_gpus and len(slots.compare_gpus) >= 2 and COMPARE.search(text):
-        return "compare", ask, None
+        return "compare", ask, None, "two GPUs and a comparison cue"
     if slots.measured_busbw_gbps or SYMPTOM.search(text) or (slots.gpu_utilization is not None and DIAG.search(text)):
-        return "diagnostics", None, None
+        return "diagnostics", None, None, "measured symptom"
     definitional = bool(DEFINITION.search(text))
     if slots.deadline_hours and HOW_MANY.search(text) and not slots.task == "inference" and (slots.tokens or slots.samples):
-        return "sizing", "deadline", None
+        return "sizing", "deadline", None, "how many GPUs by a deadline"
     if ask == "inference" and MEMORY_ASK.search(text) and has_workload:
-        return "sizing", "inference", None
+        return "sizing", "inference", None, "serving memory for a named model"
     if FIT_QUESTION.search(text) and (has_workload or slots.task):
         if slots.gpu and (slots.gpus or 1) == 1:
             # "Can it run on this one card?" is a memory question about the card named.
-            return "sizing", "inference" if slots.task == "inference" or ask == "inference" else "memory", None
-        return "recommend", None, None  # a node, or no card named: size a configuration
+            return "sizing", "inference" if slots.task == "inference" or ask == "inference" else "memory", None, "fits on one named card"
+        return "recommend", None, None, "does a workload fit"  # a node, or no card named: size a configuration
     if ask == "deadline" and not (slots.tokens or slots.samples):
         ask = None  # "how many GPUs to finish in a day" without a data size: size a configuration instead
     specific = ask in ("memory", "time", "deadline", "budget_tokens", "checkpoint", "allreduce", "data_loader", "nccl")
     if RECOMMEND.search(text) and not specific and (has_workload or slots.task or re.search(r"训练|train|微调|fine|推理|serv|inference|部署", text, I)):
-        return "recommend", None, None
+        return "recommend", None, None, "configuration cue"
     if definitional and not (has_workload and ask) or definitional and re.search(r"怎么办|如何解决|which knobs|how much slower|为啥|为什么|why", text, I):
-        return "faq", None, None
+        return "faq", None, None, "definition or how-to cue"
     if ask and (has_workload or slots.tokens or slots.gpu):
         if ask == "deadline" and not slots.deadline_hours:
             ask = "time"
-        return "sizing", ask, None
+        return "sizing", ask, None, f"{ask} cue with a workload"
     if RECOMMEND.search(text) and has_workload:
-        return "recommend", None, None
-    return "faq", None, None
+        return "recommend", None, None, "configuration cue with a workload"
+    return "faq", None, None, "default"
 
 
 def _ask(text: str) -> SizingAsk | None:

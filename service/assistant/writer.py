@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import ipaddress
 import re
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Protocol
@@ -47,6 +49,56 @@ class LLMLostSourcesError(LLMError):
     """The rewrite dropped citation markers or source links the draft had."""
 
 
+class LLMBusyError(LLMError):
+    """Every LLM slot is taken (a slow or hanging model holds them): this turn keeps the deterministic answer at once."""
+
+
+class LLMCircuitOpenError(LLMError):
+    """The model failed or timed out several times in a row: it is skipped until the cool-down ends."""
+
+
+class CircuitBreaker:
+    """Closed: calls go through. After `failures` consecutive failures: open for `cooldown_s` (calls refused at once).
+    Then half-open: one trial call; its success closes the breaker, its failure opens it again."""
+
+    def __init__(self, failures: int, cooldown_s: float, clock=time.monotonic) -> None:
+        self.failures, self.cooldown_s, self._clock = failures, cooldown_s, clock
+        self._lock = threading.Lock()
+        self._consecutive = 0
+        self._open_until = 0.0
+        self._trial = False
+
+    @property
+    def state(self) -> str:
+        with self._lock:
+            if self._consecutive < self.failures:
+                return "closed"
+            return "open" if self._clock() < self._open_until or self._trial else "half-open"
+
+    def allow(self) -> bool:
+        with self._lock:
+            if self._consecutive < self.failures:
+                return True
+            if self._clock() < self._open_until or self._trial:
+                return False
+            self._trial = True  # half-open: this caller is the one trial
+            return True
+
+    def cancel_trial(self) -> None:
+        with self._lock:
+            self._trial = False
+
+    def record(self, ok: bool) -> None:
+        with self._lock:
+            self._trial = False
+            if ok:
+                self._consecutive = 0
+                return
+            self._consecutive += 1
+            if self._consecutive >= self.failures:
+                self._open_until = self._clock() + self.cooldown_s
+
+
 class Writer(Protocol):
     name: str
 
@@ -54,28 +106,52 @@ class Writer(Protocol):
 
 
 class ChatModelWriter:
-    """Any LangChain chat model (OpenAI-compatible servers, Ollama) as a writer with a hard timeout."""
+    """Any LangChain chat model (OpenAI-compatible servers, Ollama) as a writer with a hard timeout,
+    bounded concurrency and a circuit breaker.
+
+    A slot is held until the model call really ends, not until this turn stops waiting: a hanging model
+    therefore fills the slots, and further turns skip it at once (LLMBusyError) instead of queueing behind
+    it. After `breaker_failures` consecutive errors or timeouts the model is skipped for `breaker_cooldown_s`.
+    Either way the turn keeps its deterministic answer, so a hanging LLM cannot starve deterministic answers.
+    """
 
     name = "llm"
 
-    def __init__(self, model: BaseChatModel, *, timeout_s: float) -> None:
+    def __init__(self, model: BaseChatModel, *, timeout_s: float, max_concurrency: int = 4, breaker_failures: int = 3,
+                 breaker_cooldown_s: float = 30.0) -> None:
         self.model = model
         self.timeout_s = timeout_s
-        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="advisor-llm")
+        self.max_concurrency = max_concurrency
+        self._slots = threading.BoundedSemaphore(max_concurrency)
+        self._pool = ThreadPoolExecutor(max_workers=max_concurrency, thread_name_prefix="advisor-llm")
+        self.breaker = CircuitBreaker(breaker_failures, breaker_cooldown_s)
 
     def rewrite(self, markdown: str, *, language: str) -> str:
         messages = [SystemMessage(PROMPTS["zh" if language == "zh" else "en"]), HumanMessage(markdown)]
-        future = self._pool.submit(self.model.invoke, messages)
+        if not self.breaker.allow():
+            raise LLMCircuitOpenError(f"skipped for up to {self.breaker.cooldown_s:g} s after repeated failures")
+        if not self._slots.acquire(blocking=False):
+            self.breaker.cancel_trial()  # a trial that never ran proves nothing
+            raise LLMBusyError(f"all {self.max_concurrency} LLM slots are busy")
+        try:
+            future = self._pool.submit(self.model.invoke, messages)
+        except BaseException:
+            self._slots.release()
+            raise
+        future.add_done_callback(lambda _: self._slots.release())
         try:
             reply = future.result(timeout=self.timeout_s)
         except FutureTimeout:
             future.cancel()
+            self.breaker.record(False)
             raise LLMTimeoutError(f"no answer within {self.timeout_s:g} s") from None
         except Exception as exc:
+            self.breaker.record(False)
             # The client's own timeout (same length) may fire first: still a timeout, whichever clock won.
             if _is_timeout(exc):
                 raise LLMTimeoutError(f"no answer within {self.timeout_s:g} s") from exc
             raise
+        self.breaker.record(True)  # the model answered; what it said is judged below, not its availability
         text = reply.content if isinstance(reply.content, str) else "".join(str(part) for part in reply.content)
         if not text.strip():
             raise LLMError("empty answer")
@@ -147,4 +223,5 @@ def build_writer(settings: Settings) -> Writer | None:
                            "or use provider 'openai' with Ollama's OpenAI-compatible URL (http://host:11434/v1)") from None
 
         model = ChatOllama(base_url=settings.llm_base_url, model=settings.llm_model, temperature=0, num_predict=settings.llm_max_tokens)
-    return ChatModelWriter(model, timeout_s=settings.llm_timeout_s)
+    return ChatModelWriter(model, timeout_s=settings.llm_timeout_s, max_concurrency=settings.llm_max_concurrency,
+                           breaker_failures=settings.llm_breaker_failures, breaker_cooldown_s=settings.llm_breaker_cooldown_s)

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
 import typer
+from pydantic import ValidationError
 
 from service.errors import CatalogError, InputError, KnowledgeFileError, RetrievalError
 
@@ -38,5 +39,31 @@ def exit_on_input_error(func: Callable[P, R]) -> Callable[P, R]:
         except RetrievalError as exc:
             typer.echo(f"index error: {exc}", err=True)
             raise typer.Exit(1) from None
+
+    return wrapper
+
+
+def settings_error_lines(exc: ValidationError) -> list[str]:
+    """One line per bad setting, naming the variable and the rule, never the value (it may be a secret)."""
+    lines = []
+    for error in exc.errors(include_input=False, include_url=False, include_context=False):
+        field = ".".join(str(p) for p in error.get("loc", ()))
+        variable = f"ADVISOR_{field.upper()}" if field else "settings"
+        message = error.get("msg", "is invalid").removeprefix("Value error, ")
+        lines.append(f"configuration error: {message}" if message.startswith("ADVISOR_") else f"configuration error: {variable}: {message}")
+    return lines
+
+
+def exit_on_settings_error(func: Callable[P, R]) -> Callable[P, R]:
+    @functools.wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return func(*args, **kwargs)
+        except ValidationError as exc:
+            if exc.title != "Settings":
+                raise
+            for line in settings_error_lines(exc):
+                typer.echo(line, err=True)
+            raise SystemExit(2) from None
 
     return wrapper

@@ -25,7 +25,9 @@ def register(app: typer.Typer) -> None:
 
 @exit_on_input_error
 def ingest_command(
-    rebuild: Annotated[bool, typer.Option("--rebuild", help="Re-embed everything instead of reusing stored vectors.")] = False,
+    rebuild: Annotated[
+        bool, typer.Option("--rebuild", help="Re-embed everything instead of reusing stored vectors; repairs a corrupt index.")
+    ] = False,
 ) -> None:
     """Index the knowledge documents and spec cards (only changed chunks are embedded)."""
     from rich.console import Console
@@ -37,11 +39,13 @@ def ingest_command(
     settings = get_settings()
     report = ingest(settings, default_catalog(settings.knowledge_dir), progress=True, rebuild=rebuild)
     console = Console()
+    if report.repaired:
+        console.print(f"The index in {settings.index_dir} was corrupt: its Chroma files were removed and it was rebuilt.")
     if report.skipped:
         console.print(f"Nothing changed: {report.chunks} chunks already indexed in {report.collection} ({report.seconds:.1f} s).")
         return
     console.print(
-        f"Indexed {report.documents} documents as {report.chunks} chunks in {report.collection}: "
+        f"Indexed {report.documents} documents as {report.chunks} chunks (and {report.questions} section questions) in {report.collection}: "
         f"{report.added} added, {report.updated} updated, {report.unchanged} unchanged, {report.removed} removed; "
         f"{report.embedded} embedded in {report.seconds:.1f} s."
     )

@@ -8,6 +8,8 @@ from __future__ import annotations
 import typer
 
 from service.cli import ask, knowledge, sizing
+from service.cli import eval as eval_cli
+from service.cli.errors import exit_on_settings_error
 
 app = typer.Typer(
     name="advisor",
@@ -22,24 +24,40 @@ app = typer.Typer(
 def serve(
     host: str = typer.Option(None, help="Interface to bind (default from ADVISOR_HOST, 127.0.0.1)."),
     port: int = typer.Option(None, help="Port (default from ADVISOR_PORT, 8000).", min=1, max=65535),
+    workers: int = typer.Option(None, help="Worker processes (default from ADVISOR_WORKERS; 0 or unset: one per CPU core).", min=0, max=64),
 ) -> None:
     """Start the REST API (OpenAPI docs at /docs)."""
+    import os
+
     import uvicorn
 
     from service.api.app import create_app
     from service.config import get_settings
+    from service.observability.logging import configure_logging
 
     settings = get_settings()
-    uvicorn.run(create_app(settings), host=host or settings.host, port=port or settings.port, log_level=settings.log_level)
+    # One JSON formatter for the app's loggers and uvicorn's; uvicorn's own access log is replaced by
+    # advisor.access (route templates, no query strings: no search text, no ?api_key=, no ids).
+    log_config = configure_logging(settings.log_level, settings.log_format, log_content=settings.log_content)
+    count = workers if workers is not None else settings.workers
+    count = count or os.cpu_count() or 1
+    # Several workers are shared-nothing processes over the same data dir: uvicorn spawns them from an import
+    # string, each builds its own app (and opens its own index; ingest.py's file lock lets only one ingest at a time).
+    target = create_app(settings) if count == 1 else "service.api.app:create_app"
+    uvicorn.run(target, factory=count > 1, workers=count if count > 1 else None, host=host or settings.host, port=port or settings.port,
+                log_level=settings.log_level, log_config=log_config, access_log=False)
 
 
 app.add_typer(sizing.size_app, name="size")
 app.command("ask")(ask.ask_command)
+app.command("eval")(eval_cli.eval_command)
 knowledge.register(app)
 
 
+@exit_on_settings_error
 def main() -> None:
-    app()
+    # typer raises SystemExit itself; a bad setting surfaces as a pydantic ValidationError from get_settings().
+    app(standalone_mode=True)
 
 
 if __name__ == "__main__":

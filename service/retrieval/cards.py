@@ -6,6 +6,10 @@ written documents. Every figure is spelled out with its unit, and throughput
 says whether it is dense or "with 2:4 structured sparsity". The catalog's
 free-text notes are English, so only the English cards carry them: English
 sentences inside a Chinese card would match English questions filtered to Chinese.
+
+Like written documents, each card section declares the questions it answers
+(CARD_QUESTIONS, filled with the entry's name), so a spec question meets a
+question vector of the card as well as the written sections' questions.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from service.catalog import Catalog, GpuSpec, InstanceType, normalize
-from service.retrieval.documents import KnowledgeDocument
+from service.retrieval.documents import KnowledgeDocument, Section
 
 VENDORS = {"nvidia": ("NVIDIA", "英伟达"), "amd": ("AMD", "AMD"), "huawei": ("Huawei", "华为")}
 PROVIDERS = {
@@ -32,6 +36,24 @@ RDMA = {
     "roce": ("RoCE (RDMA over Converged Ethernet)", "RoCE（基于以太网的 RDMA）"),
     "gpudirect-tcpx": ("GPUDirect-TCPX (GPU-direct networking over TCP)", "GPUDirect-TCPX（基于 TCP 的 GPU 直通网络）"),
 }
+# Per card section heading: questions it answers, "{name}" being the entry's display name.
+CARD_QUESTIONS: dict[str, tuple[str, ...]] = {
+    "Memory": ("How much memory does the {name} have?", "What is the memory bandwidth of the {name}?", "{name} VRAM size and bandwidth"),
+    "Compute throughput, dense and sparse": (
+        "How many TFLOPS does the {name} deliver in BF16?", "{name} dense vs sparse FP16 and FP8 throughput",
+        "Does the {name} support FP8?",
+    ),
+    "Interconnect and power": ("How fast is NVLink on the {name}?", "What is the TDP of the {name}?", "{name} PCIe generation and interconnect"),
+    "Cloud instances": ("Which cloud instances have the {name}?", "Where can I rent the {name}?", "{name} instance types in the cloud"),
+    "Hardware": ("How many GPUs does {name} have?", "{name} vCPUs, RAM and local NVMe", "What network bandwidth and RDMA does {name} have?"),
+    "Price": ("How much does {name} cost per hour?", "{name} on-demand and spot price", "{name} price per GPU-hour"),
+    "显存": ("{name} 显存多大？", "{name} 显存带宽是多少？", "{name} 的显存容量和带宽"),
+    "算力（稠密与稀疏）": ("{name} 的 BF16 算力是多少 TFLOPS？", "{name} 稠密和稀疏算力分别多少", "{name} 支持 FP8 吗？"),
+    "互联与功耗": ("{name} 的 NVLink 带宽多快？", "{name} 功耗 TDP 多少瓦？", "{name} 的 PCIe 代数和卡间互联"),
+    "云实例": ("哪些云实例配备 {name}？", "在哪里能租到 {name}？", "{name} 对应的云服务器机型"),
+    "硬件配置": ("{name} 有几张 GPU？", "{name} 的 CPU、内存和本地盘配置", "{name} 网络带宽多少，支持 RDMA 吗？"),
+    "价格": ("{name} 每小时多少钱？", "{name} 按需和竞价价格", "{name} 每卡每小时价格"),
+}  # fmt: skip
 FORM_FACTORS = {"sxm": "SXM", "pcie": "PCIe", "oam": "OAM", "mezzanine": "mezzanine", "nvl": "NVL"}
 
 
@@ -47,27 +69,37 @@ def spec_cards(catalog: Catalog) -> list[KnowledgeDocument]:
     cards: list[KnowledgeDocument] = []
     for gpu in catalog.gpus.values():
         instances = catalog.instances_for(gpu.id)
-        cards.append(_card(gpu_card_id(gpu), "en", f"{_gpu_name(gpu)} specifications", gpu, _gpu_en(gpu, instances)))
-        cards.append(_card(gpu_card_id(gpu), "zh", f"{_gpu_name(gpu)} 规格参数", gpu, _gpu_zh(gpu, instances)))
+        name = _gpu_name(gpu)
+        cards.append(_card(gpu_card_id(gpu), "en", f"{name} specifications", gpu, _gpu_en(gpu, instances), name))
+        cards.append(_card(gpu_card_id(gpu), "zh", f"{name} 规格参数", gpu, _gpu_zh(gpu, instances), name))
     for inst in catalog.instances.values():
         gpu = catalog.gpus[inst.gpu]
-        cards.append(_card(instance_card_id(inst), "en", f"{_inst_name(inst)} cloud instance specifications", inst, _inst_en(inst, gpu)))
-        cards.append(_card(instance_card_id(inst), "zh", f"{_inst_name(inst, zh=True)} 云实例规格", inst, _inst_zh(inst, gpu)))
+        en, zh = _inst_name(inst), _inst_name(inst, zh=True)
+        cards.append(_card(instance_card_id(inst), "en", f"{en} cloud instance specifications", inst, _inst_en(inst, gpu), en))
+        cards.append(_card(instance_card_id(inst), "zh", f"{zh} 云实例规格", inst, _inst_zh(inst, gpu), zh))
     return cards
 
 
-def _card(card_id: str, language: str, title: str, entry: GpuSpec | InstanceType, lines: Iterator[str]) -> KnowledgeDocument:
+def _card(card_id: str, language: str, title: str, entry: GpuSpec | InstanceType, lines: Iterator[str], display: str) -> KnowledgeDocument:
     names = tuple(dict.fromkeys(filter(None, (normalize(n) for n in (entry.id, entry.name, *entry.aliases)))))
+    body = "\n".join(lines)
+    first = {"title": entry.sources[0].title, "url": entry.sources[0].url}
+    sections = tuple(
+        Section(heading=h, source=first, questions=tuple(q.format(name=display) for q in CARD_QUESTIONS[h]))
+        for h in (line[3:].strip() for line in body.splitlines() if line.startswith("## "))
+        if h in CARD_QUESTIONS
+    )
     return KnowledgeDocument(
         id=card_id,
         language=language,
         title=title,
         topics=("hardware",),
         sources=tuple({"title": s.title, "url": s.url} for s in entry.sources),
-        body="\n".join(lines),
+        body=body,
         last_reviewed=entry.checked,
         kind="card",
         names=names,
+        sections=sections,
     )
 
 
@@ -94,7 +126,11 @@ def _also(aliases: list[str], en: bool) -> str:
 
 def _gpu_en(gpu: GpuSpec, instances: list[InstanceType]) -> Iterator[str]:
     name = _gpu_name(gpu)
-    use = "a datacenter GPU for training" if gpu.training_class == "datacenter" else "an entry-class GPU sold for inference and light fine-tuning"
+    use = (
+        "a datacenter GPU for training"
+        if gpu.training_class == "datacenter"
+        else "an entry-class GPU sold for inference and light fine-tuning"
+    )
     yield f"{name}{_also(gpu.aliases, True)} is {use}: {gpu.architecture} architecture, {FORM_FACTORS[gpu.form_factor]} form factor."
     if gpu.notes:
         yield f"Notes: {gpu.notes}"

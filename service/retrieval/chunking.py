@@ -38,6 +38,8 @@ class Chunk:
     kind: str
     position: int  # order inside the document, for stable listings
     names: tuple[str, ...] = ()  # catalog names of a spec card's entry
+    section: str = ""  # the enclosing `## ` heading ("" for the introduction): the unit `sections:` questions point to
+    source: dict[str, str] | None = None  # the passage's own source (its section's), else the document's first
 
     @property
     def embed_text(self) -> str:
@@ -52,7 +54,9 @@ class Chunk:
     @property
     def record_hash(self) -> str:
         """Identifies the whole stored record, metadata included."""
-        payload = json.dumps([self.embed_hash, self.heading, self.topics, self.sources, self.kind, self.position, self.names])
+        payload = json.dumps(
+            [self.embed_hash, self.heading, self.topics, self.sources, self.kind, self.position, self.names, self.section, self.source]
+        )
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
@@ -69,7 +73,9 @@ def slug(heading: str) -> str:
 def chunk_document(doc: KnowledgeDocument) -> list[Chunk]:
     chunks: list[Chunk] = []
     used_ids: set[str] = set()
-    for heading, context, body in _sections(doc.body):
+    for heading, context, section, body in _sections(doc.body):
+        declared = doc.section(section) if section else None
+        source = declared.source if declared else (doc.sources[0] if doc.sources else None)
         pieces = _split(body)
         base = slug(heading) if heading else "intro"
         for part, piece in enumerate(pieces, start=1):
@@ -89,6 +95,8 @@ def chunk_document(doc: KnowledgeDocument) -> list[Chunk]:
                     kind=doc.kind,
                     position=len(chunks),
                     names=doc.names,
+                    section=section,
+                    source=source,
                 )
             )
     return chunks
@@ -102,17 +110,17 @@ def _unique(candidate: str, used: set[str]) -> str:
     return chunk_id
 
 
-def _sections(body: str) -> list[tuple[str, str, str]]:
-    """(heading, heading path, text) per section; the leading '# Title' line is dropped."""
-    sections: list[tuple[str, str, str]] = []
-    heading, parent, lines = "", "", []
+def _sections(body: str) -> list[tuple[str, str, str, str]]:
+    """(heading, heading path, enclosing `## ` heading, text) per section; the leading '# Title' line is dropped."""
+    sections: list[tuple[str, str, str, str]] = []
+    heading, parent, section, lines = "", "", "", []
     in_code = False
 
     def close() -> None:
         text = "\n".join(lines).strip()
         if text:
             context = f"{parent} / {heading}" if parent and parent != heading else heading
-            sections.append((heading, context, text))
+            sections.append((heading, context, section, text))
 
     for line in body.splitlines():
         if FENCE.match(line):
@@ -127,7 +135,7 @@ def _sections(body: str) -> list[tuple[str, str, str]]:
         close()
         lines = []
         if level == 2:
-            heading, parent = text, ""
+            heading, parent, section = text, "", text
         else:
             parent = heading if not parent else parent
             heading = text

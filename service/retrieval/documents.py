@@ -27,9 +27,23 @@ TOPICS = (
 )  # fmt: skip
 
 REQUIRED = ("id", "title", "language", "topics", "sources")
-OPTIONAL = ("last_reviewed",)
+OPTIONAL = ("last_reviewed", "sections")
+# Each section entry declares the questions it answers; they are indexed as extra vectors (see ingest.py).
+MIN_SECTION_QUESTIONS = 3
+SECTION_KEYS = ("heading", "source", "questions")
+H2 = re.compile(r"^##\s+(.+?)\s*#*\s*$")
+FENCE = re.compile(r"^\s*(```|~~~)")
 DOC_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 URL = re.compile(r"^https?://\S+$")
+
+
+@dataclass(frozen=True)
+class Section:
+    """A `sections:` entry: one `## ` heading, the source its passage comes from, the questions it answers."""
+
+    heading: str
+    source: dict[str, str]
+    questions: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -46,6 +60,10 @@ class KnowledgeDocument:
     last_reviewed: dt.date | None = None
     kind: str = "doc"  # "doc" for written documents, "card" for generated spec cards
     names: tuple[str, ...] = ()  # a card's catalog names and aliases, normalized, for name matching
+    sections: tuple[Section, ...] = ()  # declared per `## ` heading; documents without them still load
+
+    def section(self, heading: str) -> Section | None:
+        return next((s for s in self.sections if s.heading == heading), None)
 
 
 def load_documents(knowledge_dir: Path) -> list[KnowledgeDocument]:
@@ -77,6 +95,7 @@ def parse_document(path: Path) -> KnowledgeDocument:
     body = "\n".join(lines[closing + 1 :]).strip()
     if not body:
         raise KnowledgeFileError(str(path), closing + 1, "the document has no body after the front matter")
+    sections = _check_sections(front, h2_headings(body))
     return KnowledgeDocument(
         id=front["id"],
         language=front["language"],
@@ -86,7 +105,62 @@ def parse_document(path: Path) -> KnowledgeDocument:
         body=body,
         path=str(path),
         last_reviewed=front.get("last_reviewed"),
+        sections=sections,
     )
+
+
+def h2_headings(body: str) -> list[str]:
+    """The `## ` headings of a Markdown body, outside code fences, in order."""
+    headings: list[str] = []
+    in_code = False
+    for line in body.splitlines():
+        if FENCE.match(line):
+            in_code = not in_code
+        elif not in_code and (match := H2.match(line)):
+            headings.append(match.group(1).strip())
+    return headings
+
+
+def _check_sections(front: dict[str, Any], headings: list[str]) -> tuple[Section, ...]:
+    """Validate `sections:` against the body's `## ` headings and the `sources:` list."""
+    entries, fail = front.get("sections"), front["_fail"]
+    if entries is None:
+        return ()
+    if not isinstance(entries, list):
+        raise fail("sections", "sections must be a list of {heading, source, questions} entries")
+    sources: list[dict[str, str]] = front["sources"]
+    seen: set[str] = set()
+    out: list[Section] = []
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            raise fail("sections", "each section entry needs 'heading', 'source' and 'questions'", index)
+        unknown = [str(key) for key in entry if key not in SECTION_KEYS]
+        if unknown:
+            raise fail("sections", f"unknown section field '{unknown[0]}'; allowed: {', '.join(SECTION_KEYS)}", index)
+        heading = entry.get("heading")
+        if not isinstance(heading, str) or not heading.strip():
+            raise fail("sections", "section field 'heading' must be the text of a '## ' heading in this file", index)
+        heading = heading.strip()
+        if heading not in headings:
+            raise fail("sections", f"section field 'heading': no '## {heading}' heading in this file", index)
+        if heading in seen:
+            raise fail("sections", f"section field 'heading': '{heading}' is declared twice", index)
+        seen.add(heading)
+        source = entry.get("source")
+        if isinstance(source, bool) or not isinstance(source, int) or not 1 <= source <= len(sources):
+            raise fail("sections", f"section field 'source' must be a number from 1 to {len(sources)} (an entry of sources:)", index)
+        questions = entry.get("questions")
+        if not isinstance(questions, list) or not all(isinstance(q, str) and q.strip() for q in questions):
+            raise fail("sections", "section field 'questions' must be a list of question texts", index)
+        clean = tuple(dict.fromkeys(q.strip() for q in questions))
+        if len(clean) < MIN_SECTION_QUESTIONS:
+            raise fail(
+                "sections",
+                f"section field 'questions' needs at least {MIN_SECTION_QUESTIONS} different questions, found {len(clean)}",
+                index,
+            )
+        out.append(Section(heading=heading, source=sources[source - 1], questions=clean))
+    return tuple(out)
 
 
 class _FrontMatter:
@@ -169,4 +243,6 @@ def _parse_front_matter(path: Path, text: str, closing_line: int) -> dict[str, A
         "topics": list(dict.fromkeys(topics)),
         "sources": clean_sources,
         "last_reviewed": reviewed,
+        "sections": values.get("sections"),
+        "_fail": front.fail,  # section checks need the body's headings, read after the front matter
     }

@@ -14,6 +14,7 @@ embedders are never mixed, a change forces a full rebuild.
 from __future__ import annotations
 
 import os
+import threading
 from abc import abstractmethod
 from importlib import metadata, resources
 from pathlib import Path
@@ -133,4 +134,17 @@ def embedder_identity(settings: Settings) -> str:
 def make_embedder(settings: Settings) -> IndexEmbeddings:
     if settings.embedding_backend == "sentence-transformers":
         return SentenceTransformerEmbeddings(settings.embedding_model_path)
-    return UseMultilingualEmbeddings()
+    return shared_use_multilingual()
+
+
+_SHARED_USE: UseMultilingualEmbeddings | None = None
+_SHARED_USE_LOCK = threading.Lock()
+
+
+def shared_use_multilingual() -> UseMultilingualEmbeddings:
+    """The process's one multilingual encoder: the index and the intent router share it (one ONNX session, loaded once)."""
+    global _SHARED_USE
+    with _SHARED_USE_LOCK:
+        if _SHARED_USE is None:
+            _SHARED_USE = UseMultilingualEmbeddings()
+        return _SHARED_USE

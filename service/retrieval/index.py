@@ -5,6 +5,11 @@ MB): BM25 is rebuilt from them on open, hits are assembled from them without a
 second round trip, and filters are applied on both sides from the same data.
 Searches only read an immutable snapshot, so concurrent readers need no lock;
 a reload (after another process re-ingested) swaps the snapshot in one step.
+
+Section questions (questions.py) are rows of the same collection and of the
+same BM25 corpus; a question that matches lends its score to its section's
+chunks (the best of chunk and question counts), so results stay chunks,
+deduplicated by chunk id, and fusion is unchanged.
 """
 
 from __future__ import annotations
@@ -24,11 +29,21 @@ from service.retrieval.embeddings import IndexEmbeddings, embedder_identity, mak
 from service.retrieval.fusion import fuse
 from service.retrieval.models import Hit, SearchMode
 from service.retrieval.names import name_index, named_documents
-from service.retrieval.store import ChromaStore, Collection, NotFoundError
+from service.retrieval.questions import QUESTION_KIND
+from service.retrieval.store import ChromaStore, Collection, NotFoundError, backend_failure
 from service.retrieval.text import Sentences, query_language, snippet, snippet_sentences, tokenize
 
 # Candidates taken from each side before fusion.
 POOL = 50
+# Vector neighbours fetched when questions share the collection: many of them collapse onto the same chunks.
+QUESTION_POOL = 100
+# A question's evidence relative to the chunk's own (dense cosine, BM25 score on the shared corpus).
+QUESTION_DENSE = 1.0
+QUESTION_LEXICAL = 0.5
+# Cross-lingual question-to-question similarity is noisy for short texts: a question in the other
+# language than the query's counts this much (0: only the chunk's own vector counts).
+QUESTION_OTHER_LANGUAGE = 0.5
+EMBED_CACHE = 20_000  # texts; about 40 MB of 512-d float32 vectors at most
 
 
 @dataclass(frozen=True)
@@ -45,6 +60,9 @@ class _Snapshot:
     doc_numbers: dict[str, int]  # doc_id -> a number shared by both languages' chunks
     doc_of_row: np.ndarray  # per row: its doc number
     names: dict[str, str]  # normalized catalog name -> card doc_id
+    question_row_of: dict[str, int]  # question id -> its position among the question records
+    question_targets: list[np.ndarray]  # per question: the chunk rows of its section
+    question_metadatas: list[dict[str, Any]]
     sentences: dict[int, Sentences] = field(default_factory=dict)  # per row, filled as rows are first shown
 
 
@@ -55,6 +73,8 @@ class KnowledgeIndex:
         self._dense_weight = settings.dense_weight
         self._bm25_weight = settings.bm25_weight
         self._reload_lock = threading.Lock()
+        self._vectors: dict[str, np.ndarray] = {}  # embed() cache
+        self._vectors_lock = threading.Lock()
         self._snapshot = self._load()
 
     # -- public --------------------------------------------------------------
@@ -75,7 +95,7 @@ class KnowledgeIndex:
         except NotFoundError:
             # Another process re-ingested and deleted this collection: follow the pointer once.
             snap = self.reload()
-            dense = self._dense(snap, query, language, topics)
+            dense = self._dense(snap, query, language, topics) if mode != "bm25" else []
         if mode == "dense":
             ranked = dense
         elif mode == "bm25":
@@ -95,6 +115,25 @@ class KnowledgeIndex:
         query_terms = set(terms)
         return [self._hit(snap, row, score, query_terms) for row, score in ranked[:k]]
 
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Unit-length vectors from the index's own encoder (rows in order); knowledge sentences are cached.
+
+        The FAQ composer embeds the sentences of the sections it quotes: the same few thousand
+        sentences over and over, so a bounded cache makes a warm answer cost one question embedding.
+        """
+        with self._vectors_lock:
+            known = {t: self._vectors[t] for t in texts if t in self._vectors}
+        missing = [t for t in dict.fromkeys(texts) if t not in known]
+        if missing:
+            fresh = dict(zip(missing, self._embedder.encode(missing), strict=True))
+            known.update(fresh)
+            with self._vectors_lock:
+                for text, vector in fresh.items():
+                    if len(self._vectors) >= EMBED_CACHE:
+                        self._vectors.pop(next(iter(self._vectors)))  # oldest first; dicts keep insertion order
+                    self._vectors[text] = vector
+        return np.stack([known[t] for t in texts]) if texts else np.zeros((0, 0), dtype=np.float32)
+
     def get(self, chunk_id: str) -> Hit | None:
         snap = self._snapshot
         row = snap.row_of.get(chunk_id)
@@ -108,6 +147,7 @@ class KnowledgeIndex:
             "collection": snap.collection.name,
             "embedder": manifest.get("embedder", ""),
             "chunks": len(snap.ids),
+            "questions": len(snap.question_targets),
             "documents": manifest.get("documents", 0),
             "built_at": manifest.get("built_at", ""),
             "store": self._store.location,
@@ -133,12 +173,25 @@ class KnowledgeIndex:
         try:
             stored = collection.get(include=["documents", "metadatas"])
         except Exception as exc:
-            raise RetrievalError(f"reading the index collection {collection.name} failed: {exc}") from exc
+            raise backend_failure(self._store.location, f"reading the index collection {collection.name}", exc) from exc
         order = sorted(range(len(stored["ids"])), key=lambda i: stored["ids"][i])
-        ids = [stored["ids"][i] for i in order]
-        texts = [stored["documents"][i] or "" for i in order]
-        metadatas = [dict(stored["metadatas"][i]) for i in order]
-        bm25 = BM25([tokenize(_searchable(meta, text)) for meta, text in zip(metadatas, texts, strict=True)])
+        is_question = [(stored["metadatas"][i] or {}).get("kind") == QUESTION_KIND for i in order]
+        chunk_order = [i for i, q in zip(order, is_question, strict=True) if not q]
+        question_order = [i for i, q in zip(order, is_question, strict=True) if q]
+        ids = [stored["ids"][i] for i in chunk_order]
+        texts = [stored["documents"][i] or "" for i in chunk_order]
+        metadatas = [dict(stored["metadatas"][i]) for i in chunk_order]
+        row_of = {cid: row for row, cid in enumerate(ids)}
+        question_metadatas = [dict(stored["metadatas"][i]) for i in question_order]
+        question_targets = [
+            np.array([row_of[t] for t in json.loads(str(meta.get("targets") or "[]")) if t in row_of], dtype=np.int64)
+            for meta in question_metadatas
+        ]
+        # One corpus for chunks and questions: one IDF, one scale, so a question's score compares with a chunk's.
+        bm25 = BM25(
+            [tokenize(_searchable(meta, text)) for meta, text in zip(metadatas, texts, strict=True)]
+            + [tokenize(stored["documents"][i] or "") for i in question_order]
+        )
         doc_numbers: dict[str, int] = {}
         doc_of_row = np.array([doc_numbers.setdefault(str(m["doc_id"]), len(doc_numbers)) for m in metadatas], dtype=np.int64)
         names = name_index((str(m["doc_id"]), m.get("names") or []) for m in metadatas)
@@ -147,32 +200,57 @@ class KnowledgeIndex:
             ids=ids,
             texts=texts,
             metadatas=metadatas,
-            row_of={cid: row for row, cid in enumerate(ids)},
+            row_of=row_of,
             bm25=bm25,
             languages=np.array([m["language"] for m in metadatas]),
             doc_numbers=doc_numbers,
             doc_of_row=doc_of_row,
             names=names,
+            question_row_of={stored["ids"][i]: n for n, i in enumerate(question_order)},
+            question_targets=question_targets,
+            question_metadatas=question_metadatas,
         )
 
     def _dense(self, snap: _Snapshot, query: str, language: str | None, topics: list[str] | None) -> list[tuple[int, float]]:
-        vector = self._embedder.encode([query])
+        vector = self.embed([query])  # cached: the FAQ composer embeds the same question again
+        records = len(snap.ids) + len(snap.question_targets)
         try:
             result = snap.collection.query(
                 query_embeddings=vector,
-                n_results=min(POOL, len(snap.ids)),
+                n_results=min(POOL + QUESTION_POOL if snap.question_targets else POOL, records),
                 where=_where(language, topics),
                 include=["distances"],
             )
         except NotFoundError:
             raise  # the collection was replaced: search() reloads and retries
         except Exception as exc:
-            raise RetrievalError(f"the vector search failed: {exc}") from exc
-        return [(snap.row_of[cid], 1.0 - float(d)) for cid, d in zip(result["ids"][0], result["distances"][0], strict=True)]
+            raise backend_failure(self._store.location, "searching the vectors", exc) from exc
+        asked_in = query_language(query)
+        best: dict[int, float] = {}
+        for record_id, distance in zip(result["ids"][0], result["distances"][0], strict=True):
+            similarity = 1.0 - float(distance)
+            row = snap.row_of.get(record_id)
+            if row is not None:
+                rows = [row]
+            else:  # a section question: its evidence goes to the section's chunks
+                question = snap.question_row_of.get(record_id)
+                rows = [] if question is None else snap.question_targets[question].tolist()
+                same = question is not None and snap.question_metadatas[question].get("language") == asked_in
+                similarity *= QUESTION_DENSE * (1.0 if same else QUESTION_OTHER_LANGUAGE)
+            for target in rows:
+                if similarity > best.get(target, -np.inf):
+                    best[target] = similarity
+        ranked = sorted(best.items(), key=lambda item: -item[1])
+        return ranked[:POOL]
 
     def _lexical(self, snap: _Snapshot, terms: list[str], language: str | None, topics: list[str] | None) -> np.ndarray:
-        """BM25 score per row, 0 for rows the filters exclude."""
-        scores = snap.bm25.scores(terms)
+        """BM25 score per chunk row (its own or its best section question's), 0 for rows the filters exclude."""
+        every = snap.bm25.scores(terms)
+        chunks = len(snap.ids)
+        scores = every[:chunks].copy()
+        for question in np.flatnonzero(every[chunks:] > 0):
+            targets = snap.question_targets[question]
+            scores[targets] = np.maximum(scores[targets], QUESTION_LEXICAL * every[chunks + question])
         if language or topics:
             allowed = np.array([_matches(meta, language, topics) for meta in snap.metadatas], dtype=bool)
             scores = np.where(allowed, scores, 0.0)
@@ -181,7 +259,8 @@ class KnowledgeIndex:
     def _hit(self, snap: _Snapshot, row: int, score: float, query_terms: set[str]) -> Hit:
         meta, text = snap.metadatas[row], snap.texts[row]
         sources = json.loads(str(meta.get("sources") or "[]"))
-        first = sources[0] if sources else {"title": "", "url": ""}
+        # The passage's own source (its section's); indexes built before sections fall back to the first.
+        first = json.loads(str(meta.get("source") or "{}")) or (sources[0] if sources else {"title": "", "url": ""})
         return Hit(
             id=snap.ids[row],
             doc_id=str(meta["doc_id"]),
@@ -196,7 +275,6 @@ class KnowledgeIndex:
             snippet=snippet(text, query_terms, sentences=self._sentences(snap, row)),
             text=text,
         )
-
 
     @staticmethod
     def _sentences(snap: _Snapshot, row: int) -> Sentences:

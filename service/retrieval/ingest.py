@@ -4,9 +4,10 @@ The steps, in the order that keeps the serving index safe:
 
 1. Read and validate every document (a bad file raises KnowledgeFileError here,
    before Chroma is touched) and render the spec cards from the catalog.
-2. Fingerprint the chunks' content hashes plus the embedder identity. If the
+   Each question a section declares becomes a record of its own (questions.py).
+2. Fingerprint the records' content hashes plus the embedder identity. If the
    active collection carries the same fingerprint, stop: nothing changed.
-3. Build a new collection. Chunks whose text is unchanged get the vector
+3. Build a new collection. Records whose text is unchanged get the vector
    stored in the active collection; only new or edited text is embedded.
 4. Flip the pointer to the new collection, then delete the old one.
 """
@@ -20,27 +21,41 @@ import json
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from service.catalog import Catalog
 from service.config import Settings
-from service.errors import KnowledgeFileError, RetrievalError
+from service.errors import IndexCorruptError, KnowledgeFileError, RetrievalError
 from service.retrieval.cards import spec_cards
 from service.retrieval.chunking import Chunk, chunk_document
 from service.retrieval.documents import load_documents
 from service.retrieval.embeddings import IndexEmbeddings, embedder_identity, make_embedder
 from service.retrieval.models import IngestReport
-from service.retrieval.store import ChromaStore, Collection
+from service.retrieval.questions import QUESTION_KIND, QuestionRecord, question_metadata, question_records
+from service.retrieval.store import ChromaStore, Collection, backend_failure, reset_embedded_files
 
 # Bump when what is stored per chunk changes, so existing indexes are rebuilt.
-SCHEMA_VERSION = 1
+# 2: chunks carry their section and its source; section questions are records of their own.
+SCHEMA_VERSION = 2
 WRITE_BATCH = 32
 
 
-def collect_chunks(settings: Settings, catalog: Catalog) -> tuple[list[Chunk], int]:
-    """Every chunk of the written documents and the spec cards, plus the number of documents."""
+@dataclass(frozen=True)
+class _Record:
+    """What one Chroma row needs, for a chunk or a question."""
+
+    id: str
+    embed_hash: str
+    embed_text: str
+    document: str
+    metadata: dict[str, object]
+
+
+def collect_records(settings: Settings, catalog: Catalog) -> tuple[list[Chunk], list[QuestionRecord], int]:
+    """Every chunk of the written documents and the spec cards, the sections' questions, and the number of documents."""
     written = load_documents(settings.resolved_knowledge_dir())
     cards = spec_cards(catalog)
     card_ids = {card.id for card in cards}
@@ -49,13 +64,13 @@ def collect_chunks(settings: Settings, catalog: Catalog) -> tuple[list[Chunk], i
             raise KnowledgeFileError(doc.path, 2, f"id '{doc.id}' is taken by a spec card generated from the catalog")
     documents = written + cards
     chunks = [chunk for doc in documents for chunk in chunk_document(doc)]
-    return chunks, len(documents)
+    return chunks, question_records(documents, chunks), len(documents)
 
 
-def fingerprint(chunks: Sequence[Chunk], embedder: str) -> str:
+def fingerprint(records: Sequence[Chunk | QuestionRecord], embedder: str) -> str:
     digest = hashlib.sha256(f"{SCHEMA_VERSION}|{embedder}".encode())
-    for chunk in sorted(chunks, key=lambda c: c.id):
-        digest.update(f"|{chunk.id}={chunk.record_hash}".encode())
+    for record in sorted(records, key=lambda r: r.id):
+        digest.update(f"|{record.id}={record.record_hash}".encode())
     return digest.hexdigest()
 
 
@@ -68,6 +83,8 @@ def chunk_metadata(chunk: Chunk) -> dict[str, object]:
         "context": chunk.context,
         "topics": list(chunk.topics),
         "sources": json.dumps(list(chunk.sources), ensure_ascii=False),
+        "source": json.dumps(chunk.source or {}, ensure_ascii=False),
+        "section": chunk.section,
         "kind": chunk.kind,
         "position": chunk.position,
         "embed_hash": chunk.embed_hash,
@@ -81,35 +98,41 @@ def chunk_metadata(chunk: Chunk) -> dict[str, object]:
 def ingest(settings: Settings, catalog: Catalog, *, progress: bool = False, rebuild: bool = False) -> IngestReport:
     """Bring the index up to date with the knowledge files and the catalog (see the module docstring).
 
-    progress: show a progress bar (plain lines when not on a terminal). rebuild: embed everything again.
-    Raises KnowledgeFileError for a malformed file (nothing is touched) and RetrievalError when Chroma fails.
+    progress: show a progress bar (plain lines when not on a terminal). rebuild: embed everything again,
+    and if the embedded store is corrupt, remove its files and start an empty one (the repair).
+    Raises KnowledgeFileError for a malformed file (nothing is touched), IndexCorruptError for a damaged
+    store (without rebuild) and RetrievalError when Chroma fails.
     """
     started = time.perf_counter()
-    chunks, document_count = collect_chunks(settings, catalog)
+    chunks, questions, document_count = collect_records(settings, catalog)
     identity = embedder_identity(settings)
-    corpus = fingerprint(chunks, identity)
+    corpus = fingerprint([*chunks, *questions], identity)
     with _ingest_lock(settings.index_dir):
-        store = ChromaStore(settings)
-        active = store.active()
+        store, active, repaired = _open_store(settings, repair=rebuild)
         manifest = (active.metadata or {}) if active is not None else {}
         if not rebuild and manifest.get("fingerprint") == corpus:
             for name in store.orphans():
                 store.drop(name)
             return IngestReport(
-                unchanged=len(chunks), chunks=len(chunks), documents=document_count, skipped=True,
+                unchanged=len(chunks), chunks=len(chunks), questions=len(questions), documents=document_count, skipped=True,
                 collection=active.name, embedder=identity, seconds=time.perf_counter() - started,
             )  # fmt: skip
         reuse = active is not None and not rebuild and manifest.get("embedder") == identity
-        previous = _stored_records(active) if active is not None else {}
+        previous = _stored_records(active, store.location) if active is not None else {}
         vectors = _stored_vectors(active) if reuse else {}
         report = _compare(chunks, previous, identity, document_count)
         report.full_rebuild = not reuse
+        report.questions = len(questions)
+        report.repaired = repaired
         building = store.create_building(
             {"embedder": identity, "fingerprint": corpus, "schema": SCHEMA_VERSION, "chunks": len(chunks),
-             "documents": document_count, "built_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
+             "questions": len(questions), "documents": document_count,
+             "built_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
         )  # fmt: skip
+        records = [_Record(c.id, c.embed_hash, c.embed_text, c.text, chunk_metadata(c)) for c in chunks]
+        records += [_Record(q.id, q.embed_hash, q.embed_text, q.text, question_metadata(q)) for q in questions]
         try:
-            report.embedded = _write(building, chunks, vectors, settings, progress)
+            report.embedded = _write(building, records, vectors, settings, progress)
             store.activate(building)
         except BaseException:
             store.drop(building.name)  # best effort; a SIGKILL leaves it for the next run's clean-up
@@ -119,6 +142,22 @@ def ingest(settings: Settings, catalog: Catalog, *, progress: bool = False, rebu
     report.collection = building.name
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _open_store(settings: Settings, *, repair: bool) -> tuple[ChromaStore, Collection | None, bool]:
+    """The store, its active collection, and whether a corrupt embedded store was replaced by an empty one (repair)."""
+    try:
+        store = ChromaStore(settings)
+        active = store.active()
+        if repair and active is not None:
+            _stored_records(active, store.location)  # reading every record is what finds damage past the first pages
+        return store, active, False
+    except IndexCorruptError:
+        if not repair:
+            raise
+    reset_embedded_files(settings)
+    store = ChromaStore(settings)
+    return store, store.active(), True
 
 
 @contextmanager
@@ -133,9 +172,17 @@ def _ingest_lock(index_dir: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _stored_records(collection: Collection) -> dict[str, str]:
-    stored = collection.get(include=["metadatas"])
-    return {cid: str(meta.get("record_hash", "")) for cid, meta in zip(stored["ids"], stored["metadatas"], strict=True)}
+def _stored_records(collection: Collection, location: str) -> dict[str, str]:
+    """Record hash per stored chunk (question records are not counted in the report)."""
+    try:
+        stored = collection.get(include=["metadatas"])
+    except Exception as exc:
+        raise backend_failure(location, "reading the active index", exc) from exc
+    return {
+        cid: str(meta.get("record_hash", ""))
+        for cid, meta in zip(stored["ids"], stored["metadatas"], strict=True)
+        if meta.get("kind") != QUESTION_KIND
+    }
 
 
 def _stored_vectors(collection: Collection) -> dict[str, np.ndarray]:
@@ -161,13 +208,13 @@ def _compare(chunks: Sequence[Chunk], previous: dict[str, str], identity: str, d
     )
 
 
-def _write(collection: Collection, chunks: Sequence[Chunk], vectors: dict[str, np.ndarray], settings: Settings, progress: bool) -> int:
-    """Upsert every chunk in batches, embedding only texts without a stored vector; returns how many were embedded."""
+def _write(collection: Collection, records: Sequence[_Record], vectors: dict[str, np.ndarray], settings: Settings, progress: bool) -> int:
+    """Upsert every record in batches, embedding only texts without a stored vector; returns how many were embedded."""
     embedder: IndexEmbeddings | None = None
     embedded = 0
-    with _progress_reporter(len(chunks), progress) as advance:
-        for start in range(0, len(chunks), WRITE_BATCH):
-            batch = chunks[start : start + WRITE_BATCH]
+    with _progress_reporter(len(records), progress) as advance:
+        for start in range(0, len(records), WRITE_BATCH):
+            batch = records[start : start + WRITE_BATCH]
             missing = list({c.embed_hash: c.embed_text for c in batch if c.embed_hash not in vectors}.items())
             if missing:
                 embedder = embedder or make_embedder(settings)
@@ -178,8 +225,8 @@ def _write(collection: Collection, chunks: Sequence[Chunk], vectors: dict[str, n
                 collection.upsert(
                     ids=[c.id for c in batch],
                     embeddings=np.stack([vectors[c.embed_hash] for c in batch]),
-                    documents=[c.text for c in batch],
-                    metadatas=[chunk_metadata(c) for c in batch],
+                    documents=[c.document for c in batch],
+                    metadatas=[c.metadata for c in batch],
                 )
             except Exception as exc:
                 raise RetrievalError(f"writing to the Chroma collection {collection.name} failed: {exc}") from exc
@@ -205,7 +252,7 @@ def _progress_reporter(total: int, enabled: bool) -> Iterator[Callable[[int], No
         def print_line(n: int) -> None:
             nonlocal done
             done += n
-            print(f"ingest: {done}/{total} chunks written", flush=True)
+            print(f"ingest: {done}/{total} chunks written", flush=True)  # questions included
 
         yield print_line
         return

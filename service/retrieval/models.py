@@ -19,8 +19,8 @@ class Hit(BaseModel):
     title: str = Field(description="document title")
     heading: str = Field(description="section heading; empty for the introduction")
     topics: list[str]
-    source: str = Field(description="title of the first source")
-    url: str = Field(description="URL of the first source")
+    source: str = Field(description="title of the passage's own source (its section's), else the document's first")
+    url: str = Field(description="URL of the passage's own source")
     sources: list[dict[str, str]] = Field(description="every source as {title, url}")
     score: float = Field(description="higher is better; fused rank score in hybrid mode")
     snippet: str = Field(description="at most 240 characters around the best-matching part")
@@ -42,11 +42,13 @@ class IngestReport(BaseModel):
     updated: int = Field(0, description="chunks whose id existed but whose content changed")
     unchanged: int = Field(0, description="chunks identical to the previous index")
     removed: int = Field(0, description="chunks of the previous index that no longer exist")
-    embedded: int = Field(0, description="chunks sent to the embedder (the rest reused stored vectors)")
+    embedded: int = Field(0, description="chunks and questions sent to the embedder (the rest reused stored vectors)")
     chunks: int = Field(0, description="chunks in the index after this run")
+    questions: int = Field(0, description="section questions indexed beside the chunks (each points to its section's chunks)")
     documents: int = Field(0, description="documents and spec cards read")
     seconds: float = 0.0
     skipped: bool = Field(False, description="nothing changed, so no new collection was built")
     full_rebuild: bool = Field(False, description="no stored vector could be reused (first build, --rebuild or a new embedder)")
+    repaired: bool = Field(False, description="the embedded store was corrupt; --rebuild removed its files and built a new one")
     collection: str = ""
     embedder: str = ""

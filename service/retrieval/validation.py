@@ -32,9 +32,7 @@ def validate_query(query: str, k: int, language: str | None, *, topics: list[str
         )
     for topic in topics or []:
         if topic not in TOPICS:
-            problems.append(
-                Problem("topic", f"unknown topic '{topic}'", f"未知的主题“{topic}”", ", ".join(TOPICS))
-            )
+            problems.append(Problem("topic", f"unknown topic '{topic}'", f"未知的主题“{topic}”", ", ".join(TOPICS)))
     if problems:
         raise InputError(problems)
 

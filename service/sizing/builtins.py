@@ -1,6 +1,14 @@
 """Registers the built-in calculators."""
 
-from service.sizing import compute, cost, inference, interconnect, memory, recommend, storage
+from service.sizing import (
+                    compute,
+                    cost,
+                    inference,
+                    interconnect,
+                    memory,
+                    recommend,
+                    storage,
+)
 from service.sizing.registry import SizingTool, register
 
 register(SizingTool("training-memory", memory.TrainingMemoryRequest, memory.TrainingMemoryResult, memory.estimate_training_memory,

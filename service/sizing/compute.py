@@ -38,10 +38,10 @@ class Band(BaseModel):
 class WorkloadTokens(ModelRef):
     """How much data: tokens directly, or samples × sequence length × epochs."""
 
-    tokens: float | None = Field(default=None, gt=0, le=1e16, description="training tokens (e.g. 15e12)")
-    samples: float | None = Field(default=None, gt=0, le=1e13)
+    tokens: float | None = Field(default=None, ge=1, le=1e16, description="training tokens (e.g. 15e12)")
+    samples: float | None = Field(default=None, ge=1, le=1e13)
     seq_len: int | None = Field(default=None, ge=16, le=2_000_000, description="tokens per sample; default min(context, 4096)")
-    epochs: float = Field(default=1.0, gt=0, le=1000)
+    epochs: float = Field(default=1.0, ge=0.001, le=1000)
     method: Method = Field(default="full", description="lora/qlora skip weight gradients of the frozen base")
 
 
@@ -178,10 +178,10 @@ class TrainingTimeRequest(WorkloadTokens):
     gpu: str = Field(min_length=1, max_length=80)
     gpus: int = Field(ge=1, le=1_000_000)
     precision: TrainPrecision | None = None
-    mfu: float | None = Field(default=None, gt=0, le=1, description="override the typical MFU (the band then centres on it)")
-    achieved_tflops: float | None = Field(default=None, gt=0, le=100_000, description="measured hardware TFLOP/s per GPU, replaces the MFU band")
+    mfu: float | None = Field(default=None, ge=0.01, le=1, description="override the typical MFU (the band then centres on it)")
+    achieved_tflops: float | None = Field(default=None, ge=0.001, le=100_000, description="measured hardware TFLOP/s per GPU, replaces the MFU band")
     recompute: Literal["none", "selective", "full"] = "selective"
-    goodput: float | None = Field(default=None, gt=0, le=1, description="fraction of wall-clock doing useful training")
+    goodput: float | None = Field(default=None, ge=0.01, le=1, description="fraction of wall-clock doing useful training")
 
     @model_validator(mode="after")
     def _one_efficiency(self) -> TrainingTimeRequest:
@@ -267,9 +267,9 @@ def training_time(req: TrainingTimeRequest, catalog: Catalog) -> TrainingTimeRes
 
 class DeadlineRequest(WorkloadTokens):
     gpu: str = Field(min_length=1, max_length=80)
-    deadline_hours: float = Field(gt=0, le=24 * 365 * 10)
+    deadline_hours: float = Field(ge=0.01, le=24 * 365 * 10)
     precision: TrainPrecision | None = None
-    mfu: float | None = Field(default=None, gt=0, le=1)
+    mfu: float | None = Field(default=None, ge=0.01, le=1)
 
 
 class DeadlineResult(SizingResult):
@@ -326,11 +326,11 @@ def gpus_for_deadline(req: DeadlineRequest, catalog: Catalog) -> DeadlineResult:
 class TokenBudgetRequest(ModelRef):
     gpu: str = Field(min_length=1, max_length=80)
     gpus: int = Field(ge=1, le=1_000_000)
-    hours: float = Field(gt=0, le=24 * 365 * 10)
+    hours: float = Field(ge=0.01, le=24 * 365 * 10)
     seq_len: int | None = Field(default=None, ge=16, le=2_000_000)
     precision: TrainPrecision | None = None
     method: Method = "full"
-    mfu: float | None = Field(default=None, gt=0, le=1)
+    mfu: float | None = Field(default=None, ge=0.01, le=1)
 
 
 class TokenBudgetResult(SizingResult):

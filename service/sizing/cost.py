@@ -88,17 +88,17 @@ def cheapest_instance(catalog: Catalog, gpu_id: str, pricing: str = "on-demand",
 
 
 class CostRequest(SizingRequest):
-    gpu_hours: float | None = Field(default=None, gt=0, le=1e10)
+    gpu_hours: float | None = Field(default=None, ge=0.01, le=1e10)
     gpu: str | None = Field(default=None, max_length=80, description="restrict to this GPU")
     model: str | None = Field(default=None, min_length=1, max_length=120, description="with tokens: price the run on every GPU type")
-    params_b: float | None = Field(default=None, gt=0, le=100_000)
-    tokens: float | None = Field(default=None, gt=0, le=1e16)
+    params_b: float | None = Field(default=None, ge=0.001, le=100_000)
+    tokens: float | None = Field(default=None, ge=1, le=1e16)
     gpus: int = Field(default=8, ge=1, le=1_000_000, description="GPUs the run uses (instances are rented whole)")
-    min_gpu_memory_gib: float | None = Field(default=None, gt=0, le=10_000)
+    min_gpu_memory_gib: float | None = Field(default=None, ge=0.001, le=10_000)
     pricing: Pricing = "on-demand"
     provider: str | None = Field(default=None, max_length=40)
     currency: Currency = "USD"
-    fx_cny_per_usd: float = Field(default=DEFAULT_FX_CNY_PER_USD, gt=0, le=100)
+    fx_cny_per_usd: float = Field(default=DEFAULT_FX_CNY_PER_USD, ge=0.01, le=100)
 
 
 class CostOption(BaseModel):
@@ -182,17 +182,17 @@ def _hours_by_gpu(req: CostRequest, catalog: Catalog, gpu_ids: set[str], gpus: i
 class BreakEvenRequest(SizingRequest):
     gpu: str = Field(min_length=1, max_length=80)
     gpus: int = Field(default=8, ge=1, le=1_000_000)
-    utilization: float = Field(default=0.6, gt=0, le=1, description="fraction of the year the GPUs do useful work")
-    capex_per_gpu: float | None = Field(default=None, gt=0, le=10_000_000, description="USD per GPU including its share of server, network and storage")
-    years: float = Field(default=4.0, gt=0, le=15, description="depreciation period")
-    power_price_kwh: float = Field(default=0.10, gt=0, le=10, description="USD per kWh")
+    utilization: float = Field(default=0.6, ge=0.01, le=1, description="fraction of the year the GPUs do useful work")
+    capex_per_gpu: float | None = Field(default=None, ge=1, le=10_000_000, description="USD per GPU including its share of server, network and storage")
+    years: float = Field(default=4.0, ge=0.1, le=15, description="depreciation period")
+    power_price_kwh: float = Field(default=0.10, ge=0.001, le=10, description="USD per kWh")
     pue: float = Field(default=1.58, ge=1, le=4)
     system_power_factor: float = Field(default=1.8, ge=1, le=5, description="server power per watt of GPU TDP")
     ops_fraction: float = Field(default=0.10, ge=0, le=2, description="yearly operations (staff, space, support) as a share of capex")
-    cloud_price_per_gpu_hour: float | None = Field(default=None, gt=0, le=10_000, description="USD; default: cheapest catalog instance")
+    cloud_price_per_gpu_hour: float | None = Field(default=None, ge=0.001, le=10_000, description="USD; default: cheapest catalog instance")
     pricing: Literal["on-demand", "reserved"] = "on-demand"
     currency: Currency = "USD"
-    fx_cny_per_usd: float = Field(default=DEFAULT_FX_CNY_PER_USD, gt=0, le=100)
+    fx_cny_per_usd: float = Field(default=DEFAULT_FX_CNY_PER_USD, ge=0.01, le=100)
 
 
 class BreakEvenResult(SizingResult):

@@ -54,7 +54,7 @@ class LinkRequest(SizingRequest):
     gpus_per_node: int = Field(default=8, ge=1, le=72)
     intra_fabric: IntraFabric | None = Field(default=None, description="default: NVLink when the GPU has it, else PCIe")
     inter_fabric: InterFabric | None = Field(default=None, description="default: InfiniBand NDR when the job spans nodes")
-    nic_gbps_per_gpu: float | None = Field(default=None, gt=0, le=3200, description="override: network Gbit/s per GPU")
+    nic_gbps_per_gpu: float | None = Field(default=None, ge=0.1, le=3200, description="override: network Gbit/s per GPU")
 
 
 def _intra(gpu: GpuSpec, requested: str | None, ledger: Ledger) -> Fabric:
@@ -107,10 +107,10 @@ def _layout(req: LinkRequest, catalog: Catalog, ledger: Ledger) -> Layout:
 
 
 class AllReduceRequest(LinkRequest):
-    size_mb: float | None = Field(default=None, gt=0, le=10_000_000, description="message size in MB (10^6 bytes)")
+    size_mb: float | None = Field(default=None, ge=1e-6, le=10_000_000, description="message size in MB (10^6 bytes)")
     model: str | None = Field(default=None, max_length=120, description="use the model's gradients as the message")
-    params_b: float | None = Field(default=None, gt=0, le=100_000)
-    grad_bytes: float = Field(default=2.0, gt=0, le=8, description="bytes per gradient element (2 = bf16)")
+    params_b: float | None = Field(default=None, ge=0.001, le=100_000)
+    grad_bytes: float = Field(default=2.0, ge=0.125, le=8, description="bytes per gradient element (2 = bf16)")
     latency_us: float | None = Field(default=None, ge=0, le=10_000, description="override α per ring step")
 
 
@@ -180,7 +180,7 @@ def _message_bytes(req: AllReduceRequest, catalog: Catalog, ledger: Ledger) -> f
 
 
 class NcclCheckRequest(LinkRequest):
-    measured_busbw_gbps: float | None = Field(default=None, gt=0, le=10_000, description="busbw from all_reduce_perf at large sizes")
+    measured_busbw_gbps: float | None = Field(default=None, ge=0.001, le=10_000, description="busbw from all_reduce_perf at large sizes")
 
 
 class NcclCheckResult(SizingResult):

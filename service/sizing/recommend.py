@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from service.catalog import Catalog, GpuSpec, TierProfile
 from service.errors import InputConflictError, Problem
 from service.sizing import references as ref
+from service.sizing.advice import deployment_advice, warn_bottlenecks
 from service.sizing.base import Method, SizingResult, TrainPrecision
 from service.sizing.compute import (
     Band,
@@ -35,7 +36,6 @@ from service.sizing.compute import (
     run_hours,
     training_time,
 )
-from service.sizing.advice import deployment_advice, warn_bottlenecks
 from service.sizing.cost import (
     DEFAULT_FX_CNY_PER_USD,
     BreakEvenResult,
@@ -68,13 +68,13 @@ SHARDINGS = ("zero2", "zero3")
 class Workload(WorkloadTokens):
     task: Literal["pretrain", "fine-tune", "inference"] = "fine-tune"
     method: Method = "full"
-    deadline_hours: float | None = Field(default=None, gt=0, le=24 * 365 * 10)
-    budget: float | None = Field(default=None, gt=0, le=1e12)
+    deadline_hours: float | None = Field(default=None, ge=0.01, le=24 * 365 * 10)
+    budget: float | None = Field(default=None, ge=0.01, le=1e12)
     currency: Currency = "USD"
-    fx_cny_per_usd: float = Field(default=DEFAULT_FX_CNY_PER_USD, gt=0, le=100)
+    fx_cny_per_usd: float = Field(default=DEFAULT_FX_CNY_PER_USD, ge=0.01, le=100)
     precision: TrainPrecision | None = None
     data_sensitivity: Literal["public", "internal", "restricted"] = Field(default="internal", description="restricted: data may not leave your premises")
-    yearly_utilization: float | None = Field(default=None, gt=0, le=1, description="expected share of the year the GPUs stay busy")
+    yearly_utilization: float | None = Field(default=None, ge=0.01, le=1, description="expected share of the year the GPUs stay busy")
     gpu: str | None = Field(default=None, max_length=80, description="pin a GPU type")
     gpus: int | None = Field(default=None, ge=1, le=MAX_GPUS, description="pin a GPU count")
     pricing: Pricing = "on-demand"

@@ -7,10 +7,21 @@ import math
 
 from service.catalog import Catalog, GpuSpec
 from service.errors import InputConflictError, Problem
-from service.sizing.inference import InferenceRequest, InferenceResult, estimate_inference
-from service.sizing.memory import resolve_precision
 from service.sizing.advice import deployment_advice, warn_bottlenecks
-from service.sizing.recommend import Option, Recommendation, Workload, _Candidate, _option, _price
+from service.sizing.inference import (
+    InferenceRequest,
+    InferenceResult,
+    estimate_inference,
+)
+from service.sizing.memory import resolve_precision
+from service.sizing.recommend import (
+    Option,
+    Recommendation,
+    Workload,
+    _Candidate,
+    _option,
+    _price,
+)
 from service.sizing.shapes import ModelShape
 from service.sizing.work import Ledger, NullLedger, sig
 

@@ -9,7 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from pydantic import ValidationError
+
 from service.catalog import Catalog
+from service.errors import InputError
+from service.i18n import problems_from_errors
 from service.sizing.base import SizingRequest, SizingResult
 
 
@@ -22,8 +26,21 @@ class SizingTool:
     summary_en: str
     summary_zh: str
 
+    def __post_init__(self) -> None:
+        # Every caller (REST, CLI, chat, LangChain) gets the finite-result guarantee, however it reaches `run`.
+        from service.sizing.guard import guarded
+
+        object.__setattr__(self, "run", guarded(self.run))
+
     def __call__(self, payload: dict | SizingRequest, catalog: Catalog) -> SizingResult:
-        request = payload if isinstance(payload, self.request) else self.request.model_validate(payload)
+        """Validate and run. Any bad input is an InputError naming the field (chat, LangChain and REST alike)."""
+        if isinstance(payload, self.request):
+            request = payload
+        else:
+            try:
+                request = self.request.model_validate(payload)
+            except ValidationError as exc:
+                raise InputError(problems_from_errors(exc.errors(), strip=())) from None
         return self.run(request, catalog)
 
 

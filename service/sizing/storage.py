@@ -24,13 +24,13 @@ FAILURES_PER_GPU_HOUR = 419 / (54 * 24 * 16384)
 
 
 class DataLoaderRequest(SizingRequest):
-    tokens_per_second: float | None = Field(default=None, gt=0, le=1e12, description="training throughput of the whole job")
-    samples_per_second: float | None = Field(default=None, gt=0, le=1e9)
-    bytes_per_token: float = Field(default=4.0, gt=0, le=64, description="4 for int32 token ids, 2 for uint16")
-    bytes_per_sample: float | None = Field(default=None, gt=0, le=1e10, description="for images/audio: average file size in bytes")
-    files_per_sample: float = Field(default=1.0, gt=0, le=1e4, description="files opened per sample (1 for one-image-per-file datasets)")
+    tokens_per_second: float | None = Field(default=None, ge=0.001, le=1e12, description="training throughput of the whole job")
+    samples_per_second: float | None = Field(default=None, ge=0.001, le=1e9)
+    bytes_per_token: float = Field(default=4.0, ge=0.125, le=64, description="4 for int32 token ids, 2 for uint16")
+    bytes_per_sample: float | None = Field(default=None, ge=1, le=1e10, description="for images/audio: average file size in bytes")
+    files_per_sample: float = Field(default=1.0, ge=0.001, le=1e4, description="files opened per sample (1 for one-image-per-file datasets)")
     headroom: float = Field(default=2.0, ge=1, le=20, description="multiplier for bursts, augmentation re-reads and restarts")
-    storage_read_gbps: float | None = Field(default=None, gt=0, le=1e5, description="what your storage delivers, GB/s")
+    storage_read_gbps: float | None = Field(default=None, ge=0.001, le=1e5, description="what your storage delivers, GB/s")
 
 
 class DataLoaderResult(SizingResult):
@@ -77,9 +77,9 @@ def data_loader(req: DataLoaderRequest, catalog: Catalog) -> DataLoaderResult:
 
 class CheckpointRequest(ModelRef):
     contents: Literal["full", "weights"] = Field(default="full", description="full = weights + fp32 master + Adam moments (resumable); weights = 16-bit weights only")
-    write_gbps: float = Field(default=2.0, gt=0, le=1e5, description="aggregate write bandwidth of the checkpoint target, GB/s")
+    write_gbps: float = Field(default=2.0, ge=0.001, le=1e5, description="aggregate write bandwidth of the checkpoint target, GB/s")
     gpus: int = Field(default=8, ge=1, le=1_000_000)
-    mtbf_hours: float | None = Field(default=None, gt=0, le=1e7, description="job mean time between failures; default from Llama 3's failure rate")
+    mtbf_hours: float | None = Field(default=None, ge=0.1, le=1e7, description="job mean time between failures; default from Llama 3's failure rate")
 
 
 class CheckpointResult(SizingResult):

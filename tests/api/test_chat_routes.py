@@ -304,7 +304,7 @@ def guarded(tmp_path_factory, indexed_data_dir):
         mp.setenv("ADVISOR_LLM_API_KEY", SECRET_LLM_KEY)
         mp.setenv("ADVISOR_LLM_PROVIDER", "none")
         settings = Settings(data_dir=data_dir, environment="test")
-    assert settings.api_keys == SECRET_API_KEYS and settings.llm_api_key.get_secret_value() == SECRET_LLM_KEY
+    assert settings.api_key_values == SECRET_API_KEYS and settings.llm_api_key.get_secret_value() == SECRET_LLM_KEY
     runtime = Runtime(settings)
     runtime.open_index()
     client = TestClient(create_app(runtime=runtime), raise_server_exceptions=False, headers={"X-API-Key": SECRET_API_KEYS[1]})

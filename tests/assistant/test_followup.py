@@ -2,7 +2,7 @@
 
 import pytest
 
-from service.assistant.followup import merge, state
+from service.assistant.followup import state
 from service.assistant.understand import understand
 from service.catalog import default_catalog
 
@@ -13,7 +13,8 @@ def catalog():
 
 
 def turn(catalog, text, previous):
-    und = merge(text, understand(text, catalog), previous)
+    # The understander merges follow-ups itself (service.understanding); merge() is what it calls.
+    und = understand(text, catalog, state=previous)
     return und, state(und, text, previous)
 
 

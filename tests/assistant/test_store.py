@@ -145,3 +145,63 @@ def test_concurrent_writers_lose_no_turns(db, shared) -> None:
         assert sorted(seen) == sorted(f"t{n}-{i}" for n in range(threads) for i in range(turns))
     finally:
         main.close()
+
+
+# --------------------------------------------------------------------------- owners, keys, channels
+FIRST_RELEASE_SCHEMA = """
+CREATE TABLE conversations (id TEXT PRIMARY KEY, created_at REAL NOT NULL, updated_at REAL NOT NULL, language TEXT, slots TEXT NOT NULL DEFAULT '{}');
+CREATE TABLE messages (id TEXT PRIMARY KEY, conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE, seq INTEGER NOT NULL,
+                       role TEXT NOT NULL CHECK (role IN ('user', 'assistant')), content TEXT NOT NULL, answer TEXT, created_at REAL NOT NULL);
+CREATE TABLE feedback (id TEXT PRIMARY KEY, message_id TEXT NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+                       rating TEXT NOT NULL CHECK (rating IN ('up', 'down')), comment TEXT, created_at REAL NOT NULL);
+INSERT INTO conversations VALUES ('conv_old', 1.0, 2.0, 'zh', '{"slots": {"model": "qwen-14b"}}');
+INSERT INTO messages VALUES ('msg_q', 'conv_old', 1, 'user', '老问题', NULL, 1.0);
+INSERT INTO messages VALUES ('msg_a', 'conv_old', 2, 'assistant', '老回答', '{"message_id": "msg_a"}', 1.0);
+"""
+
+
+def test_a_first_release_database_is_migrated_in_place(db) -> None:
+    db.parent.mkdir(parents=True)
+    conn = sqlite3.connect(str(db))
+    conn.executescript(FIRST_RELEASE_SCHEMA)
+    conn.close()
+
+    store = SqliteConversationStore(db)
+    try:
+        old = store.get("conv_old")
+        assert old is not None and [m.content for m in old.messages] == ["老问题", "老回答"] and old.conversation_key is None
+        assert old.slots == {"slots": {"model": "qwen-14b"}} and all(m.channel is None for m in old.messages)
+        assert store.message_exists("msg_a") and store.add_feedback("msg_a", "up", None)
+        # The new columns work on the old file: a key binds to the old conversation, new turns record their channel.
+        assert store.bind_key("cli:old", conversation_id="conv_old") == "conv_old" == store.find_key("cli:old")
+        store.save_turn("conv_old", "新问题", answer_for("新问题"), {}, "zh", channel="cli")
+        assert [m.channel for m in store.get("conv_old").messages][-2:] == ["cli", "cli"]
+    finally:
+        store.close()
+    columns = {row[1] for row in raw(db, "PRAGMA table_info(conversations)")}
+    assert {"owner", "conversation_key"} <= columns and "channel" in {row[1] for row in raw(db, "PRAGMA table_info(messages)")}
+    SqliteConversationStore(db).close()  # migrating twice is a no-op
+
+
+def test_owners_see_only_their_conversations_and_messages(store) -> None:
+    mine = store.create(owner="key:a")
+    store.save_turn(mine, "q", answer_for("q", "msg_mine"), {}, "en", channel="api")
+    assert store.exists(mine, owner="key:a") and not store.exists(mine, owner="key:b") and not store.exists(mine)
+    assert store.get(mine, owner="key:b") is None and store.get(mine, owner="key:a").messages[0].channel == "api"
+    assert store.message_exists("msg_mine", owner="key:a") and not store.message_exists("msg_mine", owner="key:b")
+
+
+def test_a_key_names_one_conversation_per_owner_even_when_first_used_concurrently(store) -> None:
+    results: list[str] = []
+
+    def bind() -> None:
+        results.append(store.bind_key("slack:T1:C1:1.5", owner="slack:T1"))
+
+    threads = [threading.Thread(target=bind) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(set(results)) == 1 and store.find_key("slack:T1:C1:1.5", owner="slack:T1") == results[0]
+    assert store.bind_key("slack:T1:C1:1.5", owner="slack:T2") != results[0]  # another owner, another conversation
+    assert store.find_key("slack:T1:C1:1.5") is None

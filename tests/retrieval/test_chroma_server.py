@@ -79,6 +79,8 @@ def test_a_malformed_chroma_url_is_a_retrieval_error(tmp_path: Path) -> None:
 
 
 def test_an_unreachable_chroma_server_is_a_retrieval_error(tmp_path: Path) -> None:
-    settings = Settings(data_dir=tmp_path, knowledge_dir=write_small_knowledge(tmp_path / "knowledge"), chroma_url=f"http://127.0.0.1:{free_port()}")
+    settings = Settings(
+        data_dir=tmp_path, knowledge_dir=write_small_knowledge(tmp_path / "knowledge"), chroma_url=f"http://127.0.0.1:{free_port()}"
+    )
     with pytest.raises(RetrievalError, match="Chroma"):
         open_index(settings, small_catalog())

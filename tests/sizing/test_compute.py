@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from pydantic import ValidationError
 
 from service.errors import InputConflictError, InputError
 
@@ -150,7 +149,7 @@ def test_goodput_defaults(size) -> None:
 
 
 def test_mfu_and_achieved_tflops_are_exclusive(size) -> None:
-    with pytest.raises(ValidationError, match="not both"):
+    with pytest.raises(InputError, match="not both"):
         size("training-time", model="llama-3-8b", tokens=1e9, gpu="h100", gpus=8, mfu=0.4, achieved_tflops=400)
 
 

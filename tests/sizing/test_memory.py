@@ -7,9 +7,8 @@ architecture numbers; nothing here calls the implementation's helpers.
 from __future__ import annotations
 
 import pytest
-from pydantic import ValidationError
 
-from service.errors import InputConflictError, UnknownNameError
+from service.errors import InputConflictError, InputError, UnknownNameError
 from tests.sizing.conftest import GIB
 
 REL = 1e-3  # results are rounded to 4 significant digits
@@ -236,7 +235,7 @@ def test_contradictions_are_refused_naming_the_field(size, payload, field, allow
 
 
 def test_parallel_layout_must_divide_gpus(size) -> None:
-    with pytest.raises(ValidationError, match="multiple of tp x pp"):
+    with pytest.raises(InputError, match="multiple of tp x pp"):
         size("training-memory", model="llama-3-70b", gpus=12, tp=8)
 
 

@@ -6,8 +6,8 @@ import re
 import typing
 
 import pytest
-from pydantic import ValidationError
 
+from service.errors import InputError
 from service.sizing import SizingTool, all_tools, get_tool, register
 from tests.sizing.payloads import BASE_PAYLOADS
 
@@ -43,5 +43,5 @@ def test_tool_contract(tool, catalog) -> None:
     from_dict = tool(payload, catalog)
     from_model = tool(tool.request.model_validate(payload), catalog)
     assert from_dict == from_model and from_dict.tool == tool.name
-    with pytest.raises(ValidationError):
+    with pytest.raises(InputError):
         tool({**payload, "no_such_field": 1}, catalog)

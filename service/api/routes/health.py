@@ -1,24 +1,153 @@
-"""Liveness and readiness."""
+"""Liveness, readiness and metrics: `async def`, answered on the event loop, never queued behind chat.
+
+Chat and sizing endpoints are sync and run in the thread pool; a probe that also went there would
+wait behind 40 busy chats (or a hanging LLM) and a healthy process would look dead. These handlers
+do only small local checks, so they run on the loop directly.
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
-from fastapi.responses import JSONResponse
+import asyncio
+import os
+import sqlite3
+from concurrent.futures import ThreadPoolExecutor
+import uuid
+from pathlib import Path
+from typing import Any
 
-from service.api.deps import RuntimeDep
+import httpx
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response
+
+from service.api.auth import AdminDep
+from service.observability import metrics
 
 router = APIRouter(tags=["health"])
 
 
 @router.get("/healthz")
-def healthz() -> dict[str, str]:
+async def healthz() -> dict[str, str]:
     """The process is up."""
     return {"status": "ok"}
 
 
+def _problem(part: str, message: str, repair: str | None = None, *, permanent: bool = True) -> dict[str, Any]:
+    out: dict[str, Any] = {"part": part, "message": message, "permanent": permanent}
+    if repair:
+        out["repair"] = repair
+    return out
+
+
+def check_index(runtime: Any) -> tuple[bool, dict[str, Any] | None]:
+    if runtime.index_ready:
+        return True, None
+    error = getattr(runtime, "_index_error", None)
+    if error is None:
+        return False, _problem("index", "the knowledge index is still being opened (first start ingests the documents)", permanent=False)
+    repair = getattr(error, "repair", None) or "advisor ingest --rebuild"
+    return False, _problem("index", f"the knowledge index failed to open: {error}", repair, permanent=bool(getattr(error, "permanent", True)))
+
+
+def check_data_dir(data_dir: Path) -> tuple[bool, dict[str, Any] | None]:
+    """Writable, proven by writing: permission bits say nothing for root or on a read-only mount."""
+    repair = f"make {data_dir} a writable directory for the advisor's user (or point ADVISOR_DATA_DIR elsewhere)"
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        probe = data_dir / f".ready-probe-{uuid.uuid4().hex}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        return False, _problem("data_dir", f"the data directory {data_dir} is not writable ({exc.strerror or exc})", repair)
+    return True, None
+
+
+def check_conversation_store(path: Path) -> tuple[bool, dict[str, Any] | None]:
+    """Open the SQLite file read-only and run a trivial query; a missing file is fine (created on first use)."""
+    if not path.exists():
+        parent = path.parent
+        while not parent.exists() and parent != parent.parent:
+            parent = parent.parent
+        if not os.access(parent, os.W_OK):
+            return False, _problem("conversation_store", f"the conversation store {path} cannot be created: {parent} is not writable",
+                                   f"make {parent} writable, or set ADVISOR_DATABASE_URL to a writable sqlite:/// path")
+        return True, None
+    try:
+        connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=0.5)
+        try:
+            connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        finally:
+            connection.close()
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc) or "busy" in str(exc):
+            return True, None  # a writer holds it for a moment: the store works
+        return False, _problem("conversation_store", f"the conversation store {path} cannot be opened ({exc})",
+                               f"check the permissions of {path}, or restore it from a backup")
+    except sqlite3.DatabaseError as exc:
+        return False, _problem("conversation_store", f"the conversation store {path} is not a usable SQLite database ({exc})",
+                               f"move {path} aside (a new, empty store is created on start) or restore it from a backup")
+    return True, None
+
+
+# Server pings run here, never in the request thread pool: a probe must not queue behind chat.
+_PROBE_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="advisor-probe")
+
+
+async def check_server_database(runtime: Any) -> tuple[bool, dict[str, Any] | None]:
+    """PostgreSQL answers a trivial query (opening the store first migrates it); transient: it heals when the server returns."""
+    def ping() -> None:
+        runtime.conversation_store.ping()
+
+    try:
+        await asyncio.wait_for(asyncio.get_running_loop().run_in_executor(_PROBE_POOL, ping), timeout=8)
+    except Exception as exc:  # StoreUnavailableError, a timeout, a failed migration
+        return False, _problem("conversation_store", f"the conversation database (PostgreSQL) cannot be reached ({exc or type(exc).__name__})",
+                               "start the database server or fix ADVISOR_DATABASE_URL", permanent=False)
+    return True, None
+
+
+async def check_chroma_server(url: str) -> tuple[bool, dict[str, Any] | None]:
+    try:
+        async with httpx.AsyncClient(timeout=3) as client:
+            (await client.get(f"{url.rstrip('/')}/api/v2/heartbeat")).raise_for_status()
+    except httpx.HTTPError as exc:
+        return False, _problem("chroma_server", f"the Chroma server at {url} cannot be reached ({type(exc).__name__})",
+                               "start the Chroma server or fix CHROMA_URL", permanent=False)
+    return True, None
+
+
 @router.get("/readyz")
-def readyz(runtime: RuntimeDep) -> JSONResponse:
-    """Catalogs loaded and the knowledge index open: ready to answer."""
-    checks = {"catalog": True, "index": runtime.index_ready}
-    ready = all(checks.values())
-    return JSONResponse(status_code=200 if ready else 503, content={"status": "ready" if ready else "starting", "checks": checks})
+async def readyz(request: Request) -> JSONResponse:
+    """Ready to answer: catalogs loaded, knowledge index open, conversation store and data directory usable.
+
+    Each failing part is named with what went wrong and, for a permanent fault, how to repair it.
+    """
+    runtime = request.app.state.runtime
+    settings = runtime.settings
+    results = {
+        "catalog": (True, None),
+        "index": check_index(runtime),
+        "data_dir": check_data_dir(settings.data_dir),
+        "conversation_store": (await check_server_database(runtime) if settings.server_database_url
+                               else check_conversation_store(settings.sqlite_path)),
+    }
+    if settings.chroma_url:
+        results["chroma_server"] = await check_chroma_server(settings.chroma_url)
+    checks = {name: ok for name, (ok, _) in results.items()}
+    problems = [problem for _, problem in results.values() if problem]
+    if not problems:
+        status = "ready"
+    elif all(not p["permanent"] for p in problems):
+        status = "starting"
+    else:
+        status = "failed"
+    content: dict[str, Any] = {"status": status, "checks": checks}
+    if problems:
+        content["problems"] = problems
+    return JSONResponse(status_code=200 if status == "ready" else 503, content=content)
+
+
+@router.get("/metrics", include_in_schema=False)
+async def metrics_endpoint(_: AdminDep) -> Response:
+    """Prometheus exposition; needs an admin key whenever keys are configured."""
+    body, content_type = metrics.render()
+    return Response(body, media_type=content_type)

@@ -11,8 +11,10 @@ import re
 from dataclasses import dataclass
 
 from service.assistant.understand import INJECTION
+from service.contract import Block, BulletsBlock, ChecklistBlock, ChecklistStep
 
 CODE = re.compile(r"```[a-zA-Z]*\n.*?```", re.S)
+FENCE = re.compile(r"^```[a-zA-Z]*\n|```$")
 CJK = re.compile(r"[\u4e00-\u9fff]")
 STOP_EN = set("the a an of to in on for and or is are be with what how why do does my our we i it this that when which can should".split())
 REMEDY_ASK = re.compile(r"怎么办|咋整|咋办|如何解决|怎么解决|怎么优化|如何优化|怎么防|咋防|有啥办法|有什么办法|怎么处理|怎么排查|如何排查|怎么调|"
@@ -108,22 +110,28 @@ def select(question: str, chunks: list[str], *, max_points: int = 5, want_code: 
     return [head, *rest]
 
 
-def render(passages: list[Passage]) -> str:
-    lines: list[str] = []
+def blocks(passages: list[Passage], *, title: str | None = None) -> list[Block]:
+    """Passages as blocks: runs of sentences become bullets ending in their [n]; quoted code becomes a cited command step."""
+    out: list[Block] = []
     for p in passages:
         if p.is_code:
-            lines.append(f"\n[{p.citation}]\n{p.text}\n")
+            commands = [line for line in FENCE.sub("", p.text).strip("\n").splitlines()]
+            out.append(ChecklistBlock(steps=[ChecklistStep(text=f"[{p.citation}]", commands=commands)]))
+        elif out and isinstance(out[-1], BulletsBlock):
+            out[-1].items.append(f"{p.text} [{p.citation}]")
         else:
-            lines.append(f"- {p.text} [{p.citation}]")
-    return "\n".join(lines).strip() + "\n"
+            out.append(BulletsBlock(items=[f"{p.text} [{p.citation}]"]))
+    if out and title:
+        out[0].title = title
+    return out
 
 
-def cite(passages: list[Passage], hits: list) -> tuple[str, list]:
-    """Render passages citing [1..n] over only the hits they use (in first-use order of rank)."""
+def cite(passages: list[Passage], hits: list, *, title: str | None = None) -> tuple[list[Block], list]:
+    """Blocks for the passages citing [1..n] over only the hits they use (in first-use order of rank)."""
     if not passages:
-        return "", []
+        return [], []
     used = sorted({p.citation for p in passages})
     renumber = {old: new + 1 for new, old in enumerate(used)}
     for p in passages:
         p.citation = renumber[p.citation]
-    return render(passages), [hits[i - 1] for i in used]
+    return blocks(passages, title=title), [hits[i - 1] for i in used]

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from service.assistant.answer import Clarification, ToolCall
+from service.contract import Block, Clarification, ToolCall
 from service.assistant.slots import Slots
 from service.assistant.understand import Understanding
 from service.catalog import Catalog
@@ -19,15 +21,19 @@ from service.sizing.work import Work, relabel
 MAX_QUERY_CHARS = 400
 
 
+class Cancelled(Exception):  # noqa: N818 — a signal, not an error: the client stopped listening
+    """Raised inside a handler when the streaming client disconnected: the rest of the work is skipped."""
+
+
 class Searcher(Protocol):
     def search(self, query: str, *, k: int = 5, language: str | None = None, topics: list[str] | None = None) -> list: ...
 
 
 @dataclass
 class Draft:
-    body: str = ""
+    blocks: list[Block] = field(default_factory=list)  # lead first; no Markdown: the renderers add structure
     hits: list = field(default_factory=list)  # retrieval Hits, cited as [1], [2], ... in order
-    works: list[tuple[str, Work]] = field(default_factory=list)  # (label, work) for "how this was computed"
+    works: list[tuple[str, Work]] = field(default_factory=list)  # (label, work) for the "how this was computed" work blocks
     recommendation: dict[str, Any] | None = None
     follow_ups: list[str] = field(default_factory=list)
     clarification: Clarification | None = None
@@ -41,6 +47,9 @@ class Context:
     catalog: Catalog
     index: Searcher
     tool_calls: list[ToolCall] = field(default_factory=list)
+    # Streaming: told about each tool call as it finishes; set when the client has gone away.
+    on_tool: Callable[[ToolCall], None] | None = None
+    cancelled: threading.Event | None = None
 
     @property
     def lang(self) -> str:
@@ -56,16 +65,17 @@ class Context:
     def run(self, tool: str, payload: dict[str, Any]) -> BaseModel:
         """Call a sizing tool and record the call; InputError propagates with field names."""
         clean = {k: v for k, v in payload.items() if v is not None}
+        self.check_cancelled()
         try:
             result = get_tool(tool)(clean, self.catalog)
         except InputError as exc:
             # Recorded so the refusal (and any figure in it) is traceable to the tool.
-            self.tool_calls.append(ToolCall(tool=tool, input=clean, output={"error": exc.message("en"), "error_zh": exc.message("zh")}))
+            self._add(ToolCall(tool=tool, input=clean, output={"error": exc.message("en"), "error_zh": exc.message("zh")}))
             raise
         # Values the assistant filled in (defaults, assumptions) are not the user's: relabel them.
         stated = set(self.slots.stated()) | {"task" if self.slots.task else "", "method" if self.slots.method else ""}
         result = result.model_copy(update={"work": relabel(result.work, stated, provenance="default", source="assumed by the assistant")})
-        self.tool_calls.append(ToolCall(tool=tool, input=clean, output=result.model_dump(mode="json")))
+        self._add(ToolCall(tool=tool, input=clean, output=result.model_dump(mode="json")))
         return result
 
     def try_run(self, tool: str, payload: dict[str, Any]) -> tuple[BaseModel | None, InputError | None]:
@@ -76,7 +86,16 @@ class Context:
 
     def record(self, tool: str, payload: dict[str, Any], output: dict[str, Any]) -> None:
         """A deterministic computation of the assistant itself (claim ratios, parsed diagnostics)."""
-        self.tool_calls.append(ToolCall(tool=tool, input=payload, output=output))
+        self._add(ToolCall(tool=tool, input=payload, output=output))
+
+    def _add(self, call: ToolCall) -> None:
+        self.tool_calls.append(call)
+        if self.on_tool is not None:
+            self.on_tool(call)
+
+    def check_cancelled(self) -> None:
+        if self.cancelled is not None and self.cancelled.is_set():
+            raise Cancelled()
 
     def retrieve(self, query: str | None = None, *, k: int = 3, topics: list[str] | None = None) -> list:
         # Pasted logs make poor queries: the question is in the first lines.
@@ -84,6 +103,7 @@ class Context:
             # A follow-up ("Slurm 上呢？") is searched together with the question it follows.
             query = f"{self.understanding.context} {self.text}" if self.understanding.context else self.text
         text = query[:MAX_QUERY_CHARS]
+        self.check_cancelled()
         try:
             return self.index.search(text, k=k, language=self.lang, topics=topics)
         except InputError:

@@ -6,11 +6,12 @@ import re
 
 from service.assistant.compose import extract, sizing
 from service.assistant.compose.fmt import big, duration, duration_band, num, pct
-from service.assistant.compose.work import warnings
+from service.assistant.compose.work import assumptions, warnings
 from service.assistant.handlers.base import Context, Draft
 from service.assistant.handlers.knowledge import faq
 from service.assistant.slots import NUM
 from service.assistant.numbers import parse_number
+from service.contract import BulletsBlock, LeadBlock
 
 SAMPLES_PER_S = re.compile(rf"{NUM}\s*(?:多)?\s*(?:个|条)?\s*(?:训练)?\s*(?:样本|samples?)\s*(?:/\s*s|每秒|per second|/sec)|每秒(?:处理|能处理|可处理)?(?:超过|超|约|大约)?\s*{NUM}\s*(?:多)?\s*(?:个|条)?\s*(?:训练)?\s*(?:样本|samples?)", re.I)
 LATENCY = re.compile(r"(\d+(?:\.\d+)?)\s*(?:µs|μs|us|微秒)", re.I)
@@ -122,12 +123,12 @@ def _fit_claim(ctx: Context) -> Draft:
 
 def _assemble(ctx: Context, lead: str, points: list[str], notes: list[str], results: list, topics: list[str]) -> Draft:
     hits = ctx.retrieve(k=2, topics=topics)
-    rendered, cited = extract.cite(extract.select(ctx.text, [h.text for h in hits], max_points=2, headings=[h.heading for h in hits]), hits)
-    body = "".join(f"> {n}\n" for n in notes) + ("\n" if notes else "") + lead + "\n\n"
-    body += "".join(f"- {p}\n" for p in points)
-    body += "\n" + sizing.render(results[0], ctx.lang, ctx.catalog) + "\n" + warnings(results[0].work, ctx.lang)
-    if rendered:
-        body += "\n" + ctx.t("**From the knowledge base**", "**知识库参考**") + "\n\n" + rendered
-    return Draft(body=body, hits=cited, works=[(r.tool, r.work) for r in results[:2]],
+    passages = extract.select(ctx.text, [h.text for h in hits], max_points=2, headings=[h.heading for h in hits])
+    quoted, cited = extract.cite(passages, hits, title=ctx.t("From the knowledge base", "知识库参考"))
+    blocks = [LeadBlock(text=lead), *assumptions(notes)]
+    if points:
+        blocks.append(BulletsBlock(items=points))
+    blocks += [*sizing.blocks(results[0], ctx.lang, ctx.catalog, lead=False), *warnings(results[0].work, ctx.lang), *quoted]
+    return Draft(blocks=blocks, hits=cited, works=[(r.tool, r.work) for r in results[:2]],
                  follow_ups=[ctx.t("What configuration would actually meet this goal?", "要真正达到这个目标需要什么配置？"),
                              ctx.t("What other claims in the article are wrong?", "这篇文章还有哪些说法不对？")])

@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 
 from service.assistant.compose import extract, sizing
-from service.assistant.compose.work import warnings
+from service.assistant.compose.work import assumptions, warnings
 from service.assistant.handlers.base import Context, Draft
 from service.assistant.handlers.knowledge import faq
+from service.contract import Block, ChecklistBlock, ChecklistStep, LeadBlock
 
 CELL = re.compile(r"^(X|NV\d+|SYS|NODE|PHB|PXB|PIX)$")
 NV_LINKS_TO_GPU = {18: "h100-sxm", 12: "a100-80gb-sxm", 8: "h800"}
@@ -92,11 +93,12 @@ def _bandwidth(ctx: Context, measured: float, parsed: dict | None) -> Draft:
     result = ctx.run("nccl-expected", {"gpu": gpu, "gpus": max(gpus, 2), "gpus_per_node": min(max(gpus, 2), 8), "measured_busbw_gbps": measured})
     hits = ctx.retrieve(ctx.t("nccl-tests busbw low NVLink not used diagnosis", "nccl-tests busbw 偏低 NVLink 未生效 排查"), k=2, topics=["networking", "preflight"])
     passages = extract.select(ctx.text[:300], [h.text for h in hits], max_points=3)
-    body = "".join(f"> {n}\n" for n in notes) + ("\n" if notes else "") + sizing.render(result, ctx.lang, ctx.catalog) + "\n" + warnings(result.work, ctx.lang)
+    blocks = [*sizing.blocks(result, ctx.lang, ctx.catalog), *assumptions(notes), *warnings(result.work, ctx.lang)]
     if result.verdict != "healthy":
-        body += "\n" + ctx.t("**Next steps**", "**下一步排查**") + "\n\n```bash\nnvidia-smi topo -m\nnvidia-smi nvlink --status\nNCCL_DEBUG=INFO ./build/all_reduce_perf -b 8 -e 8G -f 2 -g 8\n```\n"
-    body, hits = _append_passages(ctx, body, hits, passages)
-    return Draft(body=body, hits=hits, works=[("nccl-expected", result.work)], follow_ups=[
+        blocks.append(_next_steps(ctx, ctx.t("Check the links, then rerun with NCCL's own log:", "检查链路，再打开 NCCL 日志重跑："),
+                                  ["nvidia-smi topo -m", "nvidia-smi nvlink --status", "NCCL_DEBUG=INFO ./build/all_reduce_perf -b 8 -e 8G -f 2 -g 8"]))
+    hits = _append_passages(ctx, blocks, hits, passages)
+    return Draft(blocks=blocks, hits=hits, works=[("nccl-expected", result.work)], follow_ups=[
         ctx.t("What does NCCL_DEBUG=INFO output tell me?", "NCCL_DEBUG=INFO 的输出怎么看？"), ctx.t("How do I check NVLink health?", "怎么检查 NVLink 是否正常？")])
 
 
@@ -123,16 +125,21 @@ def _topology(ctx: Context, topo: dict) -> Draft:
                      f"**有问题：{topo['pairs']} 对 GPU 中有 {len(missing)} 对没有 NVLink**（{shown}）。它们之间的通信只能走 PCIe 或 CPU 互联，跨所有 GPU 的集合通信会被拖到这个速度——8 卡训练可能还不如单卡快。")
     hits = ctx.retrieve(ctx.t("nvidia-smi topo -m NVLink missing PCIe SYS PHB meaning", "nvidia-smi topo -m NVLink 缺失 SYS PHB 含义"), k=2, topics=["networking", "gpu-health", "preflight"])
     passages = extract.select("nvidia-smi topo NVLink SYS PHB PIX NV", [h.text for h in hits], max_points=3)
-    body = lead + "\n\n"
+    blocks: list[Block] = [LeadBlock(text=lead)]
     if missing:
-        body += ctx.t("**Next steps**", "**下一步排查**") + "\n\n```bash\nnvidia-smi nvlink --status\nnvidia-smi -q | grep -i -A3 nvlink\ndcgmi diag -r 2\n```\n"
-    body, hits = _append_passages(ctx, body, hits, passages)
-    return Draft(body=body, hits=hits, follow_ups=[ctx.t("What busbw should nccl-tests show here?", "这台机器 nccl-tests 应该跑到多少 busbw？"),
+        blocks.append(_next_steps(ctx, ctx.t("Check NVLink state and run the GPU diagnostics:", "检查 NVLink 状态并运行 GPU 诊断："),
+                                  ["nvidia-smi nvlink --status", "nvidia-smi -q | grep -i -A3 nvlink", "dcgmi diag -r 2"]))
+    hits = _append_passages(ctx, blocks, hits, passages)
+    return Draft(blocks=blocks, hits=hits, follow_ups=[ctx.t("What busbw should nccl-tests show here?", "这台机器 nccl-tests 应该跑到多少 busbw？"),
                                                    ctx.t("How do I run nccl-tests?", "nccl-tests 怎么跑？")])
 
 
-def _append_passages(ctx: Context, body: str, hits: list, passages: list) -> tuple[str, list]:
-    rendered, cited = extract.cite(passages, hits)
-    if rendered:
-        body += "\n" + ctx.t("**From the knowledge base**", "**知识库参考**") + "\n\n" + rendered
-    return body, cited
+def _next_steps(ctx: Context, text: str, commands: list[str]) -> ChecklistBlock:
+    return ChecklistBlock(title=ctx.t("Next steps", "下一步排查"), steps=[ChecklistStep(text=text, commands=commands)])
+
+
+def _append_passages(ctx: Context, blocks: list[Block], hits: list, passages: list) -> list:
+    """Adds the quoted passages to `blocks`; returns the hits they cite."""
+    quoted, cited = extract.cite(passages, hits, title=ctx.t("From the knowledge base", "知识库参考"))
+    blocks.extend(quoted)
+    return cited

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 
-from service.assistant.answer import Clarification
 from service.assistant.compose import extract, sizing
 from service.assistant.compose.fmt import money, num
-from service.assistant.compose.work import warnings
+from service.assistant.compose.work import assumptions, warnings
 from service.assistant.handlers.base import Context, Draft
+from service.contract import BulletsBlock, Clarification, LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
 from service.sizing.cost import cheapest_instance
 
 DEFAULT_GPU = "h100-sxm"
@@ -35,7 +35,8 @@ def clarify_model(ctx: Context) -> Draft:
     suggestions = [ctx.t("QLoRA fine-tune Llama 3 8B on 50k samples", "QLoRA 微调 Llama 3 8B，5 万条样本"),
                    ctx.t("Full fine-tune Qwen2.5 14B within 24 hours", "Qwen2.5 14B 全参微调，24 小时内完成"),
                    ctx.t("Pre-train a 7B model on 1T tokens", "7B 模型预训练，1 万亿 token")]
-    return Draft(body=question, clarification=Clarification(question=question, suggestions=suggestions), show_sources=False, follow_ups=suggestions)
+    return Draft(blocks=[LeadBlock(text=question)], clarification=Clarification(question=question, suggestions=suggestions), show_sources=False,
+                 follow_ups=suggestions)
 
 
 def recommend(ctx: Context) -> Draft:
@@ -66,10 +67,7 @@ def recommend(ctx: Context) -> Draft:
             payload["method"] = fallback
     if result is None:
         raise error
-    body = sizing.render(result, ctx.lang, ctx.catalog)
-    if note:
-        body = f"> {note}\n\n{body}"
-    body += "\n" + warnings(result.work, ctx.lang)
+    blocks = [*sizing.blocks(result, ctx.lang, ctx.catalog), *assumptions([note] if note else []), *warnings(result.work, ctx.lang)]
     works = [("recommend", result.work)]
     for nested in (result.memory, result.timing, result.inference, result.break_even):
         if nested is not None:
@@ -82,7 +80,7 @@ def recommend(ctx: Context) -> Draft:
         follow.insert(0, ctx.t("What about H100 instead?", "如果换成 H100 呢？"))
     if payload["method"] == "full" and task == "fine-tune":
         follow.append(ctx.t("And with LoRA instead of full fine-tuning?", "改用 LoRA 呢？"))
-    return Draft(body=body, hits=hits, works=works, recommendation=result.model_dump(mode="json"), follow_ups=follow[:3])
+    return Draft(blocks=blocks, hits=hits, works=works, recommendation=result.model_dump(mode="json"), follow_ups=follow[:3])
 
 
 def sizing_answer(ctx: Context) -> Draft:
@@ -93,12 +91,11 @@ def sizing_answer(ctx: Context) -> Draft:
     return handler(ctx)
 
 
-def _finish(ctx: Context, result, *, notes: list[str] | None = None, topics: list[str] | None = None, follow: list[str] | None = None) -> Draft:
-    body = sizing.render(result, ctx.lang, ctx.catalog)
-    if notes:
-        body = "".join(f"> {n}\n" for n in notes) + "\n" + body
-    body += "\n" + warnings(result.work, ctx.lang)
-    return Draft(body=body, hits=ctx.retrieve(k=2, topics=topics), works=[(result.tool, result.work)], follow_ups=follow or [
+def _finish(ctx: Context, result, *, notes: list[str | NoticeBlock] | None = None, topics: list[str] | None = None,
+            follow: list[str] | None = None) -> Draft:
+    notices = [n if isinstance(n, NoticeBlock) else NoticeBlock(kind="assumption", text=n) for n in notes or []]
+    blocks = [*sizing.blocks(result, ctx.lang, ctx.catalog), *notices, *warnings(result.work, ctx.lang)]
+    return Draft(blocks=blocks, hits=ctx.retrieve(k=2, topics=topics), works=[(result.tool, result.work)], follow_ups=follow or [
         ctx.t("What configuration would you recommend for this?", "这个任务推荐什么配置？"),
         ctx.t("How long would it take on 8 H100s?", "用 8 张 H100 要多久？")])
 
@@ -134,7 +131,7 @@ def _time(ctx: Context) -> Draft:
     if missing:
         return missing
     s = ctx.slots
-    notes: list[str] = []
+    notes: list[str | NoticeBlock] = []
     tokens = s.tokens
     if tokens is None and s.samples is None:
         model = ctx.catalog.models.get(s.model or "")
@@ -143,7 +140,7 @@ def _time(ctx: Context) -> Draft:
             notes.append(ctx.t(f"Using the published pre-training data size of {model.name}.", f"使用 {model.name} 公开的预训练数据量。"))
         else:
             question = ctx.t("How much data: how many tokens (or samples and tokens per sample)?", "数据量有多少：多少 token（或多少条样本、每条多少 token）？")
-            return Draft(body=question, clarification=Clarification(question=question, suggestions=["1T tokens", "50万条 × 2048 token" if ctx.lang == "zh" else "500k samples × 2048 tokens"]), show_sources=False)
+            return Draft(blocks=[LeadBlock(text=question)], clarification=Clarification(question=question, suggestions=["1T tokens", "50万条 × 2048 token" if ctx.lang == "zh" else "500k samples × 2048 tokens"]), show_sources=False)
     if s.gpus is None and s.deadline_hours:
         return _deadline(ctx)
     gpu = s.gpu or DEFAULT_GPU
@@ -162,15 +159,15 @@ def _time(ctx: Context) -> Draft:
         ctx.t("How many GPUs to finish in a week?", "一周内完成需要几张卡？"), ctx.t("What would it cost?", "大概要花多少钱？")])
 
 
-def _fits(ctx: Context, gpu: str, gpus: int, task: str, method: str) -> str | None:
+def _fits(ctx: Context, gpu: str, gpus: int, task: str, method: str) -> NoticeBlock | None:
     """A warning when the workload does not fit in memory on the GPUs named (time alone would mislead)."""
     memory, error = ctx.try_run("training-memory", {**_model_ref(ctx), "task": task if task != "inference" else "fine-tune", "method": method, "gpu": gpu,
                                                     "gpus": gpus, "sharding": "zero3" if gpus > 1 else "none", "recompute": "full"})
     if memory is None or memory.fit != "does_not_fit":
         return None
     name = ctx.catalog.gpus[gpu].name
-    return ctx.t(f"⛔ Memory: even with ZeRO-3 and full activation checkpointing this needs {num(memory.per_gpu.total_gib)} GiB per GPU; {name} has {num(memory.gpu_memory_gib)} GiB. Use more GPUs, CPU offload, or LoRA/QLoRA.",
-                 f"⛔ 显存：即使用 ZeRO-3 和完整激活重计算，每卡仍需 {num(memory.per_gpu.total_gib)} GiB，而 {name} 只有 {num(memory.gpu_memory_gib)} GiB。需要更多 GPU、CPU offload，或改用 LoRA/QLoRA。")
+    return NoticeBlock(kind="error", text=ctx.t(f"Memory: even with ZeRO-3 and full activation checkpointing this needs {num(memory.per_gpu.total_gib)} GiB per GPU; {name} has {num(memory.gpu_memory_gib)} GiB. Use more GPUs, CPU offload, or LoRA/QLoRA.",
+                 f"显存：即使用 ZeRO-3 和完整激活重计算，每卡仍需 {num(memory.per_gpu.total_gib)} GiB，而 {name} 只有 {num(memory.gpu_memory_gib)} GiB。需要更多 GPU、CPU offload，或改用 LoRA/QLoRA。"))
 
 
 def _deadline(ctx: Context) -> Draft:
@@ -212,8 +209,8 @@ def _cost(ctx: Context) -> Draft:
         if re.search(r"spot|竞价|抢占|preempt", ctx.text, re.I):
             spot = ctx.run("cost", {"gpu_hours": s.gpu_hours, "gpu": s.gpu, "gpus": 8, "currency": _currency(ctx), "pricing": "spot"})
             if spot.cheapest:
-                draft.body += "\n" + ctx.t(f"With spot pricing: about {money(spot.cheapest.total_cost, spot.currency)} ({spot.cheapest.price.name}), if you checkpoint often enough to survive preemption.",
-                                            f"按竞价（spot）价格：约 {money(spot.cheapest.total_cost, spot.currency)}（{spot.cheapest.price.name}），前提是检查点足够频繁、能承受抢占。") + "\n"
+                draft.blocks.append(ParagraphBlock(text=ctx.t(f"With spot pricing: about {money(spot.cheapest.total_cost, spot.currency)} ({spot.cheapest.price.name}), if you checkpoint often enough to survive preemption.",
+                                            f"按竞价（spot）价格：约 {money(spot.cheapest.total_cost, spot.currency)}（{spot.cheapest.price.name}），前提是检查点足够频繁、能承受抢占。")))
                 draft.works.append(("cost (spot)", spot.work))
         return draft
     if (s.model or s.params_b) and (s.tokens or s.samples):
@@ -271,7 +268,7 @@ def _compute(ctx: Context) -> Draft:
     if s.gpu:
         # "...折合成 H100 大概多少 GPU-hours": the same compute on the GPU named.
         timing = ctx.run("training-time", {**_model_ref(ctx), "tokens": s.tokens, "samples": s.samples, "seq_len": s.seq_len, "gpu": s.gpu, "gpus": s.gpus or 8})
-        draft.body += "\n" + sizing.render(timing, ctx.lang, ctx.catalog)
+        draft.blocks += sizing.blocks(timing, ctx.lang, ctx.catalog, lead=False)
         draft.works.append((timing.tool, timing.work))
     return draft
 
@@ -291,20 +288,13 @@ def compare(ctx: Context) -> Draft:
                          "bandwidth": round(s["memory_bandwidth_gbps"] / base["memory_bandwidth_gbps"], 3),
                          "memory": round(s["memory_gb"] / base["memory_gb"], 3)} for s in specs}
     ctx.record("gpu-compare", {"gpus": ids}, {"specs": specs, "ratios_vs": base["gpu"], "ratios": ratios})
-    head = ctx.t("| GPU | memory | bandwidth | BF16 dense | FP8 dense | scale-up | TDP | cheapest $/GPU-h |",
-                 "| GPU | 显存 | 显存带宽 | BF16 稠密算力 | FP8 稠密算力 | 卡间互联 | 功耗 | 最低单价 $/GPU·时 |")
-    rows = [head, "|---|---|---|---|---|---|---|---|"]
-    for s in specs:
-        fp8 = f"{num(s['fp8_dense_tflops'])} TFLOPS" if s["fp8_dense_tflops"] else "—"
-        price = money(s["usd_per_gpu_hour"], "USD") if s["usd_per_gpu_hour"] else "—"
-        rows.append(f"| {s['name']} | {num(s['memory_gb'])} GB | {num(s['memory_bandwidth_gbps'])} GB/s | {num(s['bf16_dense_tflops'])} TFLOPS | {fp8} | "
-                    f"{s['scale_up']} {num(s['scale_up_gbps'])} GB/s | {num(s['tdp_w'])} W | {price} |")
     first, r = specs[0], ratios[specs[0]["gpu"]]
     lead = ctx.t(f"**{first['name']} vs {base['name']}: {num(r['compute'])}× the dense BF16 compute, {num(r['bandwidth'])}× the memory bandwidth, {num(r['memory'])}× the memory.**",
                  f"**{first['name']} 对比 {base['name']}：稠密 BF16 算力为 {num(r['compute'])} 倍，显存带宽 {num(r['bandwidth'])} 倍，显存容量 {num(r['memory'])} 倍。**")
-    body = lead + "\n\n" + "\n".join(rows) + "\n\n" + ctx.t("Datasheet peaks are not training speed: measured speed-ups depend on precision, model size and software.",
-                                                           "数据手册峰值不等于训练速度：实际加速比取决于精度、模型规模和软件栈。") + "\n"
-    draft = Draft(body=body, hits=ctx.retrieve(k=2, topics=["precision", "hardware", "claims", "evaluation-dimensions"]),
+    blocks = [LeadBlock(text=lead), _spec_table(ctx, specs), ParagraphBlock(text=ctx.t(
+        "Datasheet peaks are not training speed: measured speed-ups depend on precision, model size and software.",
+        "数据手册峰值不等于训练速度：实际加速比取决于精度、模型规模和软件栈。"))]
+    draft = Draft(blocks=blocks, hits=ctx.retrieve(k=2, topics=["precision", "hardware", "claims", "evaluation-dimensions"]),
                   follow_ups=[ctx.t("How long would my training take on each?", "我的训练在这两种卡上各要多久？"), ctx.t("Which is cheaper per training run?", "哪种卡完成一次训练更便宜？")])
     s = ctx.slots
     if (s.model or s.params_b) and not (s.tokens or s.samples):
@@ -316,23 +306,23 @@ def compare(ctx: Context) -> Draft:
                                                  "weights": s.weights})
                 if r is not None:
                     speed = f", {num(r.decode_tokens_per_second.typical)} tokens/s" if r.decode_tokens_per_second else ""
-                    lines.append(f"- {name}: {num(r.per_gpu_total_gib)} GiB / {num(r.gpu_memory_gib)} GiB{speed}")
+                    lines.append(f"{name}: {num(r.per_gpu_total_gib)} GiB / {num(r.gpu_memory_gib)} GiB{speed}")
                     draft.works.append((f"inference ({gpu_id})", r.work))
             else:
                 r, _ = ctx.try_run("training-memory", {**_model_ref(ctx), "task": s.task if s.task in ("pretrain", "fine-tune") else "fine-tune",
                                                        "method": s.method or "full", "gpu": gpu_id, "gpus": s.gpus or 1, "sharding": "zero3" if (s.gpus or 1) > 1 else "none"})
                 if r is not None:
-                    lines.append(f"- {name}: {num(r.per_gpu.total_gib)} GiB / {num(r.gpu_memory_gib)} GiB ({sizing.FIT[ctx.lang][r.fit]})")
+                    lines.append(f"{name}: {num(r.per_gpu.total_gib)} GiB / {num(r.gpu_memory_gib)} GiB ({sizing.FIT[ctx.lang][r.fit]})")
                     draft.works.append((f"training-memory ({gpu_id})", r.work))
         if lines:
-            draft.body += "\n" + ctx.t("For your workload, per GPU:", "按您的任务，每张卡：") + "\n" + "\n".join(lines) + "\n"
+            draft.blocks.append(BulletsBlock(title=ctx.t("For your workload, per GPU:", "按您的任务，每张卡："), items=lines))
     if (s.model or s.params_b) and (s.tokens or s.samples):
         lines = []
         for gpu_id in ids:
             t = ctx.run("training-time", {**_model_ref(ctx), "tokens": s.tokens, "samples": s.samples, "seq_len": s.seq_len, "gpu": gpu_id, "gpus": s.gpus or 8})
-            lines.append(f"- {ctx.catalog.gpus[gpu_id].name}: {sizing.duration_band(t.hours, ctx.lang)}")
+            lines.append(f"{ctx.catalog.gpus[gpu_id].name}: {sizing.duration_band(t.hours, ctx.lang)}")
             draft.works.append((f"training-time ({gpu_id})", t.work))
-        draft.body += "\n" + ctx.t("For your workload:", "按您的任务估算：") + "\n" + "\n".join(lines) + "\n"
+        draft.blocks.append(BulletsBlock(title=ctx.t("For your workload:", "按您的任务估算："), items=lines))
     return draft
 
 
@@ -346,12 +336,31 @@ def cloud_vs_onprem(ctx: Context) -> Draft:
     result = ctx.run("break-even", {"gpu": s.gpu or DEFAULT_GPU, "gpus": s.gpus or 8, "utilization": s.yearly_utilization or 0.6, "currency": _currency(ctx)})
     hits = ctx.retrieve(k=3, topics=["cloud-vs-onprem", "cost"])
     passages = extract.select(ctx.text, [h.text for h in hits], max_points=3, headings=[h.heading for h in hits])
-    body = "".join(f"> {n}\n" for n in notes) + ("\n" if notes else "") + sizing.render(result, ctx.lang, ctx.catalog) + "\n" + warnings(result.work, ctx.lang)
-    rendered, hits = extract.cite(passages, hits)
-    if rendered:
-        body += "\n" + ctx.t("**What else decides it**", "**其他决定因素**") + "\n\n" + rendered
+    quoted, hits = extract.cite(passages, hits, title=ctx.t("What else decides it", "其他决定因素"))
+    blocks = [*sizing.blocks(result, ctx.lang, ctx.catalog), *assumptions(notes), *warnings(result.work, ctx.lang), *quoted]
     if s.data_sensitivity == "restricted":
-        body += "\n" + ctx.t("> Your data may not leave your premises: that alone points to on-prem (or a dedicated compliant region).",
-                             "> 您的数据不能出域：仅这一点就意味着应当自建（或使用专属合规区域）。") + "\n"
-    return Draft(body=body, hits=hits, works=[("break-even", result.work)], follow_ups=[
+        blocks.append(NoticeBlock(kind="info", text=ctx.t("Your data may not leave your premises: that alone points to on-prem (or a dedicated compliant region).",
+                                                          "您的数据不能出域：仅这一点就意味着应当自建（或使用专属合规区域）。")))
+    return Draft(blocks=blocks, hits=hits, works=[("break-even", result.work)], follow_ups=[
         ctx.t("What if utilization were 90%?", "如果利用率是 90% 呢？"), ctx.t("How does a hybrid setup work?", "混合云怎么做？")])
+
+
+COMPARE_COLUMNS = (  # key, en label, zh label, unit
+    ("gpu", "GPU", "GPU", None), ("memory_gb", "memory", "显存", "GB"), ("memory_bandwidth_gbps", "bandwidth", "显存带宽", "GB/s"),
+    ("bf16_dense_tflops", "BF16 dense", "BF16 稠密算力", "TFLOPS"), ("fp8_dense_tflops", "FP8 dense", "FP8 稠密算力", "TFLOPS"),
+    ("scale_up_gbps", "scale-up", "卡间互联", "GB/s"), ("tdp_w", "TDP", "功耗", "W"), ("usd_per_gpu_hour", "cheapest $/GPU-h", "最低单价 $/GPU·时", "USD"),
+)
+
+
+def _spec_table(ctx: Context, specs: list[dict]) -> TableBlock:
+    columns = [TableColumn(key=key, label=ctx.t(en, zh), unit=unit, align="left" if key == "gpu" else "right") for key, en, zh, unit in COMPARE_COLUMNS]
+    rows = []
+    for s in specs:
+        fp8 = f"{num(s['fp8_dense_tflops'])} TFLOPS" if s["fp8_dense_tflops"] else "—"
+        price = money(s["usd_per_gpu_hour"], "USD") if s["usd_per_gpu_hour"] else "—"
+        rows.append([TableCell(text=s["name"]), TableCell(text=f"{num(s['memory_gb'])} GB", value=s["memory_gb"]),
+                     TableCell(text=f"{num(s['memory_bandwidth_gbps'])} GB/s", value=s["memory_bandwidth_gbps"]),
+                     TableCell(text=f"{num(s['bf16_dense_tflops'])} TFLOPS", value=s["bf16_dense_tflops"]), TableCell(text=fp8, value=s["fp8_dense_tflops"]),
+                     TableCell(text=f"{s['scale_up']} {num(s['scale_up_gbps'])} GB/s", value=s["scale_up_gbps"]),
+                     TableCell(text=f"{num(s['tdp_w'])} W", value=s["tdp_w"]), TableCell(text=price, value=s["usd_per_gpu_hour"])])
+    return TableBlock(columns=columns, rows=rows)

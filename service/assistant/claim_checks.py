@@ -1,0 +1,315 @@
+"""Claim checks for any claim: find what a claim asserts, check it with the matching tool or
+catalog fact, and quote the claim's own numbers and the gap.
+
+    classify(text, slots, catalog) -> a kind (time, throughput, speedup, feature, network,
+                                      latency, memory) or None
+    check(kind, ctx)               -> a Finding: verdict, lead, points, tool results
+
+A claim that fits no kind is never answered with another claim's verdict: the handler asks
+which kind the user means. Cue words live in claim_cues.yaml (per language), sentences in
+the message catalog.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+import yaml
+
+from service.assistant.compose.fmt import big, duration, duration_band, num, pct
+from service.assistant.messages import say
+from service.assistant.numbers import parse_number
+from service.assistant.slots import NUM, Slots
+from service.catalog import Catalog
+
+KINDS = ("time", "throughput", "speedup", "feature", "network", "latency", "memory")
+CUES_FILE = Path(__file__).parent / "claim_cues.yaml"
+TOKENS_PER_STEP = 4 * 1024 * 1024  # a 4M-token global batch, as in Llama 2/3 pre-training
+SAMPLES_PER_S = re.compile(
+    rf"{NUM}\s*(?:多)?\s*(?:个|条)?\s*(?:训练)?\s*(?:样本|samples?)\s*(?:/\s*s|每秒|per second|/sec)|"
+    rf"每秒(?:处理|能处理|可处理)?(?:超过|超|约|大约)?\s*{NUM}\s*(?:多)?\s*(?:个|条)?\s*(?:训练)?\s*(?:样本|samples?)", re.I)
+TOKENS_PER_S = re.compile(rf"{NUM}\s*([kKmM万])?\s*(?:tokens?|token)\s*(?:/\s*s|每秒|per second|/sec)", re.I)
+LATENCY_US = re.compile(r"(\d+(?:\.\d+)?)\s*(?:µs|μs|us|微秒)", re.I)
+FACTOR = re.compile(r"(\d+(?:\.\d+)?)\s*(?:x|×|倍)(?![a-z])", re.I)
+LINK_GBIT = re.compile(r"(\d{2,3})\s*(?:g|gb|gbe|gbps|gbit|gb/s|g网|g以太网)?(?![0-9])", re.I)
+
+
+@cache
+def _cues() -> dict[str, re.Pattern[str]]:
+    data = yaml.safe_load(CUES_FILE.read_text(encoding="utf-8"))
+    return {name: re.compile("|".join(words), re.I) for name, words in data.items()}
+
+
+def cue(name: str, text: str) -> bool:
+    return bool(_cues()[name].search(text))
+
+
+@dataclass
+class Finding:
+    kind: str
+    verdict: str
+    lead: str
+    points: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    results: list = field(default_factory=list)  # sizing results, first one shown as a table
+    topics: list[str] = field(default_factory=lambda: ["claims"])
+
+
+def classify(text: str, slots: Slots, catalog: Catalog) -> str | None:
+    """The kind of claim the text makes, or None when it is none the tools can check."""
+    has_model = bool(slots.model or slots.params_b)
+    gpus = _gpus(slots)
+    precision = _precision(text)
+    if gpus and precision in ("fp8", "bf16") and any(not _supports(catalog, g, precision) for g in gpus):
+        return "feature"
+    if gpus and cue("nvlink", text) and not FACTOR.search(text):
+        return "feature"
+    if FACTOR.search(text) or cue("doubles", text):
+        if len(gpus) >= 2 or (gpus and precision):
+            return "speedup"
+    if (SAMPLES_PER_S.search(text) or TOKENS_PER_S.search(text)) and has_model:
+        return "throughput"
+    if LATENCY_US.search(text) and cue("latency", text):
+        return "latency"
+    if cue("network", text) and (cue("enough", text) or has_model):
+        return "network" if has_model else None
+    if has_model and slots.deadline_hours and (slots.gpus or slots.nodes):
+        return "time"
+    if has_model and slots.gpu and cue("enough", text):
+        return "memory"
+    return None
+
+
+def check(kind: str, ctx) -> Finding:
+    return CHECKS[kind](ctx)
+
+
+# -- the checks ---------------------------------------------------------------
+def _feature(ctx) -> Finding:
+    text, lang, catalog = ctx.text, ctx.lang, ctx.catalog
+    gpus = _gpus(ctx.slots)
+    precision = _precision(text)
+    if precision in ("fp8", "bf16"):
+        missing = [g for g in gpus if not _supports(catalog, g, precision)]
+        if missing:
+            spec = catalog.gpus[missing[0]]
+            why = say(f"claim.{precision}_why", lang)
+            alternatives = [g.name for g in catalog.gpus.values() if getattr(g, f"supports_{precision}") and g.training_class == "datacenter"][:3]
+            ctx.record("claim-check", {"gpu": spec.id, "feature": precision},
+                       {"supported": False, "architecture": spec.architecture, "verdict": "false"})
+            points = [say("claim.alternative_fp8", lang, gpus="、".join(alternatives) if lang == "zh" else ", ".join(alternatives))] \
+                if precision == "fp8" and alternatives else []
+            lead = say("claim.lead", lang, verdict=say("claim.verdict.false", lang)) + " " + say(
+                "claim.feature_missing", lang, gpu=spec.name, arch=spec.architecture, feature=precision.upper(), why=why)
+            return Finding("feature", "false", lead, points, topics=["claims", "precision"])
+        spec = catalog.gpus[gpus[0]]
+        tflops = spec.dense_tflops(precision)
+        ctx.record("claim-check", {"gpu": spec.id, "feature": precision}, {"supported": True, "dense_tflops": tflops, "verdict": "true"})
+        detail = f"{num(tflops)} TFLOPS (dense)"
+        lead = say("claim.lead", lang, verdict=say("claim.verdict.true", lang)) + " " + say(
+            "claim.feature_present", lang, gpu=spec.name, arch=spec.architecture, feature=precision.upper(), detail=detail)
+        return Finding("feature", "true", lead, topics=["claims", "precision"])
+    spec = catalog.gpus[gpus[0]]
+    if spec.scale_up is None:
+        ctx.record("claim-check", {"gpu": spec.id, "feature": "nvlink"},
+                   {"nvlink": False, "pcie_gen": spec.pcie_gen, "pcie_gbps_per_direction": spec.pcie_gbps_per_direction, "verdict": "false"})
+        lead = say("claim.lead", lang, verdict=say("claim.verdict.false", lang)) + " " + say(
+            "claim.nvlink_missing", lang, gpu=spec.name, form=spec.form_factor.upper(), pcie=spec.pcie_gen, pcie_bw=num(spec.pcie_gbps_per_direction))
+        return Finding("feature", "false", lead, topics=["claims", "networking"])
+    ctx.record("claim-check", {"gpu": spec.id, "feature": "nvlink"}, {"nvlink": True, "bandwidth_gbps_bidir": spec.scale_up.bandwidth_gbps_bidir})
+    lead = say("claim.lead", lang, verdict=say("claim.verdict.true", lang)) + " " + say(
+        "claim.nvlink_present", lang, gpu=spec.name, link=spec.scale_up.name, bw=num(spec.scale_up.bandwidth_gbps_bidir))
+    return Finding("feature", "true", lead, topics=["claims", "networking"])
+
+
+def _speedup(ctx) -> Finding:
+    text, lang, catalog = ctx.text, ctx.lang, ctx.catalog
+    factor = FACTOR.search(text)
+    claimed = float(factor.group(1)) if factor else 2.0
+    gpus = _gpus(ctx.slots)
+    precision = _precision(text)
+    if len(gpus) == 1:  # a precision speed-up on one card: FP8 vs BF16
+        spec = catalog.gpus[gpus[0]]
+        fast, slow = (precision, "bf16") if precision in ("fp8", "int8") else ("bf16", "fp32")
+        fast_tf, slow_tf = spec.dense_tflops(fast), spec.dense_tflops(slow)
+        ratio = fast_tf / slow_tf
+        # Peak ratios bound end-to-end gains from above: claiming the whole paper ratio is overstated.
+        verdict = "optimistic" if claimed >= ratio * 0.9 else "plausible" if claimed >= 0.5 * ratio else "conservative"
+        ctx.record("claim-check", {"gpu": spec.id, "claimed_speedup": claimed, "fast": fast, "slow": slow},
+                   {"fast_dense_tflops": fast_tf, "slow_dense_tflops": slow_tf, "ratio": round(ratio, 3), "verdict": verdict})
+        lead = say("claim.lead", lang, verdict=say(f"claim.verdict.{verdict}", lang)) + " " + say(
+            "claim.precision_ratio", lang, gpu=spec.name, fast=fast.upper(), slow=slow.upper(), fast_tf=num(fast_tf), slow_tf=num(slow_tf), ratio=num(ratio))
+        return Finding("speedup", verdict, lead, topics=["claims", "precision"])
+    a, b = (catalog.gpus[g] for g in gpus[:2])
+    prec = precision if precision in ("fp8", "fp16", "bf16") and a.dense_tflops(precision) and b.dense_tflops(precision) else \
+        "bf16" if a.supports_bf16 and b.supports_bf16 else "fp16"
+    fast, slow = (a, b) if a.dense_tflops(prec) >= b.dense_tflops(prec) else (b, a)
+    compute_ratio = fast.dense_tflops(prec) / slow.dense_tflops(prec)
+    bw_ratio = fast.memory_bandwidth_gbps / slow.memory_bandwidth_gbps
+    high, low = max(compute_ratio, bw_ratio), min(compute_ratio, bw_ratio)
+    verdict = "optimistic" if claimed > high * 1.05 else "conservative" if claimed < low * 0.95 else "plausible"
+    ctx.record("claim-check", {"fast": fast.id, "slow": slow.id, "precision": prec, "claimed_speedup": claimed},
+               {"compute_ratio": round(compute_ratio, 3), "bandwidth_ratio": round(bw_ratio, 3), "verdict": verdict})
+    key = {"optimistic": "claim.speedup_claim_over", "plausible": "claim.speedup_claim_within", "conservative": "claim.speedup_claim_under"}[verdict]
+    lead = say("claim.lead", lang, verdict=say(f"claim.verdict.{verdict}", lang)) + " " + say(
+        "claim.speedup_datasheet", lang, fast=fast.name, slow=slow.name, precision=prec.upper(), compute_ratio=num(compute_ratio), bw_ratio=num(bw_ratio))
+    return Finding("speedup", verdict, lead, [say(key, lang, claimed=num(claimed))], topics=["claims", "gpu-selection"])
+
+
+def _network(ctx) -> Finding:
+    s, lang, text = ctx.slots, ctx.lang, ctx.text
+    gpu = s.gpu or "h100-sxm"
+    gpus = s.gpus or (s.nodes * 8 if s.nodes else 64)
+    fabric, per_node_gbit = _fabric(text)
+    notes = []
+    if not (s.gpus or s.nodes):
+        notes.append(_assumed(lang, "8 nodes × 8 GPUs", "8 台 × 8 卡"))
+    model = {"model": s.model, "params_b": None if s.model else s.params_b}
+    payload = {**model, "gpu": gpu, "gpus": max(gpus, 16), "gpus_per_node": 8, "inter_fabric": fabric}
+    if per_node_gbit:
+        payload["nic_gbps_per_gpu"] = per_node_gbit / 8
+        notes.append(_assumed(lang, f"one {per_node_gbit} Gb/s NIC per 8-GPU node", f"每台 8 卡服务器一块 {per_node_gbit} Gb/s 网卡"))
+    comm = ctx.run("allreduce", payload)
+    step = ctx.run("training-time", {**model, "tokens": TOKENS_PER_STEP, "gpu": gpu, "gpus": max(gpus, 16)})
+    compute_s, comm_s = step.hours.typical * 3600, comm.total_ms / 1000
+    share = comm_s / (comm_s + compute_s)
+    ideal = ctx.run("allreduce", {**model, "gpu": gpu, "gpus": max(gpus, 16), "gpus_per_node": 8, "inter_fabric": "infiniband-ndr"})
+    ideal_s = ideal.total_ms / 1000
+    verdict = "insufficient" if share > 0.3 else "sufficient"
+    ctx.record("claim-check", {"inter_fabric": fabric, "tokens_per_step": TOKENS_PER_STEP},
+               {"allreduce_s": comm_s, "compute_s_per_step": compute_s, "comm_share": round(share, 4), "verdict": verdict,
+                "infiniband_ndr_allreduce_s": ideal_s, "infiniband_ndr_share": round(ideal_s / (ideal_s + compute_s), 4)})
+    model_name = ctx.catalog.models[s.model].name if s.model in ctx.catalog.models else f"{num(s.params_b or 0)}B"
+    lead = say("claim.lead", lang, verdict=say(f"claim.verdict.{verdict}", lang)) + " " + say(
+        "claim.network_lead", lang, fabric=comm.fabric, model=model_name, comm_s=num(comm_s), compute_s=num(compute_s),
+        tokens_per_step=big(TOKENS_PER_STEP, lang), gpus=max(gpus, 16), gpu=ctx.catalog.gpus[comm.gpu].name, share=pct(share))
+    points = [say("claim.network_verdict_bad" if verdict == "insufficient" else "claim.network_verdict_ok", lang)]
+    if fabric != "infiniband-ndr":
+        points.append(say("claim.network_alternative", lang, fabric2=ideal.fabric, comm2_s=num(ideal_s), share2=pct(ideal_s / (ideal_s + compute_s))))
+    return Finding("network", verdict, lead, points, notes, [comm, step], ["claims", "networking"])
+
+
+def _throughput(ctx) -> Finding:
+    s, lang, text = ctx.slots, ctx.lang, ctx.text
+    gpu = s.gpu or "a100-80gb-sxm"
+    gpus = s.gpus or 4
+    model = {"model": s.model, "params_b": None if s.model else s.params_b}
+    results = [ctx.run("training-time", {**model, "tokens": 1e9, "seq_len": seq, "gpu": gpu, "gpus": gpus,
+                                         "precision": s.precision if s.precision != "fp8" else None})
+               for seq in ([s.seq_len] if s.seq_len else [512, 2048])]
+    best = max(results, key=lambda r: r.samples_per_second)
+    samples = SAMPLES_PER_S.search(text)
+    if samples:
+        claimed = parse_number(samples.group(1) or samples.group(2)) or 0.0
+        estimate, unit = best.samples_per_second, "samples/s"
+    else:
+        match = TOKENS_PER_S.search(text)
+        claimed = (parse_number(match.group(1)) or 0.0) * {"k": 1e3, "m": 1e6, "万": 1e4}.get((match.group(2) or "").lower(), 1)
+        estimate, unit = best.tokens_per_second, "tokens/s"
+    ratio = claimed / estimate
+    verdict = "not_credible" if ratio >= 3 else "optimistic" if ratio >= 1.5 else "plausible"
+    ctx.record("claim-check", {"claimed": claimed, "unit": unit, "gpu": gpu, "gpus": gpus},
+               {"estimated": estimate, "ratio": round(ratio, 3), "verdict": verdict})
+    name = ctx.catalog.gpus[gpu].name
+    lead = say("claim.lead", lang, verdict=say(f"claim.verdict.{verdict}", lang)) + " " + say(
+        "claim.throughput_lead", lang, gpus=gpus, gpu=name, estimate=f"{num(estimate)} {unit}", claimed=f"{num(claimed)} {unit}", ratio=num(ratio))
+    points = [say("claim.throughput_high", lang, mfu_high=pct(best.mfu.high))] if verdict != "plausible" else []
+    return Finding("throughput", verdict, lead, points, results=results)
+
+
+def _time(ctx) -> Finding:
+    s, lang = ctx.slots, ctx.lang
+    model = ctx.catalog.models.get(s.model or "")
+    tokens = s.tokens or (model.pretraining_tokens if model and s.task in (None, "pretrain") else None)
+    if tokens is None and model is None and s.params_b:
+        tokens = 20 * s.params_b * 1e9  # compute-optimal (Chinchilla) when the claim names no data size
+    if tokens is None:
+        tokens = 20 * (model.params if model else 0)
+    notes = []
+    if s.tokens is None and model and model.pretraining_tokens:
+        notes.append(say("claim.time_tokens_note", lang, model=model.name, tokens=big(tokens, lang)))
+    gpu = s.gpu or "h100-sxm"
+    gpus = s.gpus or (s.nodes or 1) * 8
+    base = {"model": s.model, "params_b": None if s.model else s.params_b, "tokens": tokens, "gpu": gpu}
+    timing = ctx.run("training-time", {**base, "gpus": gpus, "precision": s.precision})
+    need = ctx.run("gpus-for-deadline", {**base, "deadline_hours": s.deadline_hours})
+    fit = ctx.run("tokens-in-budget", {k: v for k, v in base.items() if k != "tokens"} | {"gpus": gpus, "hours": s.deadline_hours})
+    ratio = timing.hours.typical / s.deadline_hours
+    verdict = "not_credible" if ratio >= 3 else "optimistic" if ratio >= 1.5 else "plausible" if ratio >= 0.67 else "conservative"
+    ctx.record("claim-check", {"claimed_hours": s.deadline_hours, "gpus": gpus, "gpu": gpu, "tokens": tokens},
+               {"estimated_hours": timing.hours.typical, "ratio": round(ratio, 3), "verdict": verdict})
+    name = ctx.catalog.gpus[gpu].name
+    claimed = duration(s.deadline_hours, lang)
+    lead = say("claim.lead", lang, verdict=say(f"claim.verdict.{verdict}", lang)) + " " + say(
+        "claim.time_lead", lang, gpus=gpus, gpu=name, estimate=duration_band(timing.hours, lang), claimed=claimed, ratio=num(ratio))
+    points = [say("claim.time_need", lang, claimed=claimed, need=num(need.gpus.typical), gpu=name, need_rounded=f"{need.gpus_rounded:,}"),
+              say("claim.time_can", lang, gpus=gpus, gpu=name, claimed=claimed, tokens=big(fit.tokens.typical, lang))]
+    return Finding("time", verdict, lead, points, notes, [timing, need, fit])
+
+
+def _latency(ctx) -> Finding:
+    s, lang = ctx.slots, ctx.lang
+    claimed_us = float(LATENCY_US.search(ctx.text).group(1))
+    gpus = max(s.gpus or 512, 16)
+    result = ctx.run("allreduce", {"gpu": s.gpu or "h100-sxm", "gpus": gpus, "size_mb": 25, "latency_us": max(claimed_us - 0.5, 0.5)})
+    ctx.record("claim-check", {"claimed_latency_us": claimed_us}, {"slowdown_from_half_us": result.slowdown_from_half_us, "verdict": "optimistic"})
+    lead = say("claim.lead", lang, verdict=say("claim.verdict.optimistic", lang)) + " " + say(
+        "claim.latency_lead", lang, gpus=gpus, slowdown=pct(result.slowdown_from_half_us))
+    return Finding("latency", "optimistic", lead, results=[result], topics=["claims", "networking"])
+
+
+def _memory(ctx) -> Finding:
+    s, lang = ctx.slots, ctx.lang
+    base = {"model": s.model, "params_b": None if s.model else s.params_b, "gpu": s.gpu}
+    full, lora, qlora = (ctx.run("training-memory", {**base, "method": m}) for m in ("full", "lora", "qlora"))
+    fits = [r.fit for r in (full, lora, qlora)]
+    verdict = "true" if full.fit != "does_not_fit" else "partly_true" if "does_not_fit" in fits and fits != ["does_not_fit"] * 3 else "false"
+    ctx.record("claim-check", {"gpu": s.gpu, "model": s.model}, {"full_fit": full.fit, "lora_fit": lora.fit, "qlora_fit": qlora.fit, "verdict": verdict})
+    word = {k: say(f"claim.fit.{k}", lang) for k in ("fits", "tight", "does_not_fit")}
+    lead = say("claim.lead", lang, verdict=say(f"claim.verdict.{verdict}", lang)) + " " + say(
+        "claim.memory_lead", lang, full=num(full.per_gpu.total_gib), full_fit=word[full.fit], lora=num(lora.per_gpu.total_gib),
+        lora_fit=word[lora.fit], qlora=num(qlora.per_gpu.total_gib), qlora_fit=word[qlora.fit], gpu=ctx.catalog.gpus[full.gpu].name,
+        memory=num(full.gpu_memory_gib))
+    return Finding("memory", verdict, lead, results=[full, lora, qlora], topics=["claims", "peft"])
+
+
+CHECKS = {"time": _time, "throughput": _throughput, "speedup": _speedup, "feature": _feature, "network": _network,
+          "latency": _latency, "memory": _memory}
+
+
+# -- helpers ------------------------------------------------------------------
+def _gpus(slots: Slots) -> list[str]:
+    found = list(slots.compare_gpus or [])
+    if slots.gpu and slots.gpu not in found:
+        found.insert(0, slots.gpu)
+    return found
+
+
+def _precision(text: str) -> str | None:
+    match = re.search(r"\b(fp8|bf16|fp16|tf32|int8|fp4)\b", text, re.I) or re.search(r"(fp8|bf16|fp16|int8)", text, re.I)
+    return match.group(1).lower() if match else None
+
+
+def _supports(catalog: Catalog, gpu_id: str, precision: str) -> bool:
+    spec = catalog.gpus[gpu_id]
+    return spec.supports_fp8 if precision == "fp8" else spec.supports_bf16
+
+
+def _fabric(text: str) -> tuple[str, int | None]:
+    """(inter_fabric, NIC Gb/s per node when the text names one link for the node)."""
+    lowered = text.lower()
+    speed = next((int(m.group(1)) for m in LINK_GBIT.finditer(lowered) if int(m.group(1)) in (25, 40, 50, 100, 200, 400, 800)), None)
+    if re.search(r"infiniband|\bib\b|ib网|ndr|hdr", lowered):
+        return ("infiniband-hdr" if "hdr" in lowered or speed == 200 else "infiniband-ndr"), None
+    if "roce" in lowered:
+        return {100: "roce-100", 200: "roce-200"}.get(speed or 0, "roce-400"), None
+    if speed in (25, 40, 50):
+        return "ethernet-25", speed
+    return "ethernet-100", speed or 100
+
+
+def _assumed(lang: str, en: str, zh: str) -> str:
+    return f"假设：{zh}" if lang == "zh" else f"Assumed: {en}"

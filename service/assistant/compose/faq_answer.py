@@ -1,0 +1,325 @@
+"""FAQ answers that address the question: the most relevant sentences across the top sections, cited.
+
+compose_faq(question, language, hits, embed) is pure: given the retrieved
+sections (each with text, heading and source) and the query embedding
+function, it picks
+
+- one lead: the sentence that most directly answers the question, and
+- 2-5 supporting points, by relevance with an MMR redundancy penalty, so two
+  sections saying the same thing do not fill the answer twice,
+
+each ending in its [n] citation, numbered in order of first use over only the
+hits cited. Relevance is the dense similarity of a sentence (and of its
+section heading) to the question with the bundled encoder, plus the share of
+the question's words (the retrieval tokens: jieba, folded Latin words) that it
+contains. Sentences are the documents' own, so every number in the answer is a
+cited passage's. An intro that announces a list ("…fits three situations.",
+"…如下：") is never quoted without its items; list items are kept whole.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from service.assistant.compose.extract import ADVICE, REMEDY_ASK, SOLUTION_HEADING
+from service.retrieval.text import tokenize
+
+MAX_POINTS = 5
+MIN_POINTS = 2
+# Relevance = SENTENCE * cos(question, sentence) + HEADING * cos(question, heading) + LEXICAL * term coverage + rank prior.
+SENTENCE, HEADING, LEXICAL = 0.6, 0.3, 0.5
+RANK_PRIOR = (0.12, 0.08, 0.05, 0.03, 0.02)
+INTRO_SHARE, LIST_DECAY = 0.9, 0.03  # a list item scores at least this share of its intro, less per place down the list
+NEXT_SHARE = 0.85  # a prose sentence scores at least this share of the one before it
+MMR_LAMBDA = 0.7
+SAME_SECTION = 0.05  # per point already taken from a section: an answer draws on the top sections, not one
+# "What do I do about it?" questions: sections about fixes, and sentences that advise, answer them.
+FIX_SECTION, ADVICE_SENTENCE = 0.12, 0.04  # share of relevance against redundancy with the sentences already picked
+POINT_FLOOR = 0.6  # a point beyond the minimum must reach this share of the lead's relevance
+MIN_CHARS, MAX_LEAD_CHARS = 12, 360
+
+LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+FENCE = re.compile(r"^\s*(```|~~~)")
+HEADING_LINE = re.compile(r"^\s*#{1,6}\s")
+TABLE_LINE = re.compile(r"^\s*\|")
+TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
+CJK = re.compile(r"[\u3400-\u9fff]")
+COMMENT = re.compile(r"\s+#\s.*$")  # a shell comment after a command
+MAX_COMMANDS, MAX_COMMAND_CHARS = 3, 100
+# Whole sentences: a semicolon joins two halves of one point, so it does not end a sentence here.
+SENTENCE_SPLIT = re.compile(r"(?<=[。！？])|(?<=[.!?])\s+(?=[A-Z0-9\u4e00-\u9fff*`\"(（])")
+# Pointers to other documents mean nothing in an answer: "具体命令见“…”一文。" is dropped, "(see the … document)" cut.
+REFERENCE_ONLY = re.compile(
+    r"^(?:see |for details see |具体.{0,12}见|详见|参见|见“)|\b(?:the|this) [\w -]{0,40}document (?:gives|lists|has|describes)\b|见.{0,24}一文",
+    re.I,
+)
+REFERENCE_ASIDE = re.compile(r"\s*[(（](?:see|见|参见|详见)[^()（）]{0,80}[)）]", re.I)
+# An intro that only announces what follows: a colon at the end, or "three situations." / "以下几种情况。".
+ANNOUNCES = re.compile(
+    r"[:：]\s*$"
+    r"|\b(?:the following|as follows|(?:two|three|four|five|six|several|a few|these|the)\s+(?:main\s+)?"
+    r"(?:situations|cases|ways|reasons|things|steps|options|kinds|types|parts|factors|rules|levels|signs|causes|checks|questions)\.?)\s*$"
+    r"|(?:以下|如下|下面|下列|[两二三四五六七几]种(?:情况|方式|做法|办法|原因|选择|场景|类型)|[两二三四五六七几]个(?:方面|步骤|原因|问题))[。.]?\s*$",
+    re.I,
+)
+# A lead must stand on its own: not a continuation of a sentence the reader has not seen.
+CONTINUATION = re.compile(
+    r"^(?:however|but|also|and|so|then|this|that|these|those|it|they|such|for example|e\.g\.|in that case|otherwise|likewise|"
+    r"first|second|third|fourth|finally|lastly|"
+    r"但|但是|而|而且|并且|这|那|此外|另外|例如|比如|同样|否则|它|它们|其中|第[一二三四五]|其次|再次|最后|有的|有些|其他|其余|另一)",
+    re.I,
+)
+
+
+class HitLike(Protocol):
+    text: str
+    heading: str
+    source: str
+
+
+@dataclass
+class Unit:
+    """One quotable piece of a hit: a prose sentence or a whole list item."""
+
+    text: str
+    hit: int  # index into the hits
+    position: int  # order inside its hit
+    is_item: bool
+    relevance: float = 0.0
+    base: float = 0.0  # relevance of the text itself (and what it inherits), before section heading and rank
+    intro: str = ""  # for a list item: the sentence that announced its list
+    rank_in_list: int = 0
+    hidden: bool = False  # an announcing intro: scored (its list inherits from it), never quoted alone
+
+
+@dataclass
+class FaqAnswer:
+    lead: str
+    points: list[str] = field(default_factory=list)
+    cited_hits: list[Any] = field(default_factory=list)
+
+
+def units(text: str, hit: int = 0) -> list[Unit]:
+    """Sentences and whole list items of a chunk, without headings, tables, code or dangling intros."""
+    out: list[Unit] = []
+    paragraph: list[str] = []
+    in_code = False
+    intro: list[str] = [""]  # the last announcing sentence, inherited by the list that follows it
+    rank = [0]
+    table_header: list[str] | None = None
+
+    def flush() -> None:
+        prose = " ".join(paragraph).strip()
+        paragraph.clear()
+        for sentence in SENTENCE_SPLIT.split(prose):
+            if ANNOUNCES.search(sentence.strip()):
+                intro[0], rank[0] = sentence.strip(), 0
+                out.append(Unit(text=sentence.strip(), hit=hit, position=-1, is_item=False, hidden=True))
+                continue
+            _add(out, sentence, hit, is_item=False)
+
+    lines = text.splitlines()
+    code: list[str] = []
+    for number, line in enumerate(lines):
+        if FENCE.match(line):
+            in_code = not in_code
+            flush()
+            if not in_code:
+                _add_commands(out, code, hit)
+            code = []
+            continue
+        if in_code:
+            code.append(line)
+            continue
+        if TABLE_LINE.match(line) and not in_code:
+            flush()
+            if table_header is None:
+                table_header = _cells(line)
+            elif not TABLE_RULE.match(line):
+                if _add(out, _row_text(table_header, _cells(line)), hit, is_item=True) and intro[0]:
+                    out[-1].intro, out[-1].rank_in_list = intro[0], rank[0]
+                    rank[0] += 1
+            continue
+        table_header = None
+        if in_code or HEADING_LINE.match(line) or not line.strip():
+            flush()
+            continue
+        if LIST_ITEM.match(line):
+            flush()
+            item = LIST_ITEM.sub("", line, count=1)
+            # Continuation lines of the item (indented, not a new item) belong to it.
+            for follow in lines[number + 1 :]:
+                if not follow.strip() or LIST_ITEM.match(follow) or not follow.startswith((" ", "\t")):
+                    break
+                item += " " + follow.strip()
+            if _add(out, item, hit, is_item=True) and intro[0]:
+                out[-1].intro, out[-1].rank_in_list = intro[0], rank[0]
+                rank[0] += 1
+            continue
+        if line.startswith((" ", "\t")) and out and out[-1].is_item and not paragraph:
+            continue  # already joined to its list item
+        intro[0] = ""  # prose after a list ends it
+        paragraph.append(line.strip())
+    flush()
+    return out
+
+
+def _add_commands(out: list[Unit], code: list[str], hit: int) -> None:
+    """A short command block announced by the sentence before it ("第一步看随时间的变化规律：") becomes one point:
+    the intro with its commands inline, so the intro is not left dangling and the commands are not lost."""
+    commands = [COMMENT.sub("", c).strip() for c in code if c.strip() and not c.lstrip().startswith("#")]
+    if not out or not out[-1].hidden or not commands or len(commands) > MAX_COMMANDS:
+        return
+    if any(len(c) > MAX_COMMAND_CHARS or "`" in c for c in commands):
+        return
+    intro = out[-1].text
+    separator = "；" if CJK.search(intro) else "; "
+    _add(out, f"{intro} " + separator.join(f"`{c}`" for c in commands), hit, is_item=False, allow_colon=True)
+
+
+def _cells(line: str) -> list[str]:
+    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+
+
+def _row_text(header: list[str], cells: list[str]) -> str:
+    """A table row as one statement in the document's words: "Xid 79：GPU 从总线上掉线；摘除节点…"."""
+    cells = [c for c in cells if c]
+    if not cells:
+        return ""
+    chinese = bool(CJK.search(" ".join(cells)))
+    label = f"{header[0]} {cells[0]}" if header and header[0] and len(cells[0]) <= 12 else cells[0]
+    colon, join = ("：", "；") if chinese else (": ", "; ")
+    return label + (colon + join.join(cells[1:]) if len(cells) > 1 else "")
+
+
+def _add(out: list[Unit], text: str, hit: int, *, is_item: bool, allow_colon: bool = False) -> bool:
+    text = REFERENCE_ASIDE.sub("", text.strip())
+    if REFERENCE_ONLY.search(text):
+        return False
+    if text.count("**") % 2:
+        text = text.replace("**", "")  # a bold span cut by the sentence split
+    if text.count("`") % 2:
+        text = text.replace("`", "")
+    if len(text) < MIN_CHARS or (ANNOUNCES.search(text) and not allow_colon):
+        return False
+    out.append(Unit(text=text, hit=hit, position=len([u for u in out if u.hit == hit and not u.hidden]), is_item=is_item))
+    return True
+
+
+def compose_faq(
+    question: str,
+    language: str,
+    hits: Sequence[HitLike],
+    embed: Callable[[list[str]], np.ndarray] | None,
+    *,
+    max_points: int = MAX_POINTS,
+    skip: Callable[[str], bool] | None = None,
+) -> FaqAnswer:
+    """The lead, 2-5 supporting points and the hits they cite (see the module docstring).
+
+    language: "zh" or "en", the answer's (sentences are joined to their [n] the way that language writes).
+    embed: texts -> unit-length rows; None scores by words alone. skip: sentences never to quote (instructions).
+    """
+    candidates = [u for index, hit in enumerate(hits) for u in units(hit.text, index) if not (skip and skip(u.text))]
+    if not [u for u in candidates if not u.hidden]:
+        return FaqAnswer(lead="")
+    vectors = None if embed is None else embed([u.text for u in candidates])
+    _score(question, hits, candidates, embed, vectors)
+    lead_index = _pick_lead(candidates)
+    chosen = [lead_index]
+    floor = candidates[lead_index].relevance * POINT_FLOOR
+    while len(chosen) <= max_points:
+        best, best_score = None, -np.inf
+        for index, unit in enumerate(candidates):
+            if index in chosen or unit.hidden:
+                continue
+            redundancy = (
+                max(float(vectors[index] @ vectors[c]) for c in chosen) if vectors is not None else _overlap(unit, candidates, chosen)
+            )
+            crowding = SAME_SECTION * sum(1 for c in chosen if candidates[c].hit == unit.hit)
+            score = MMR_LAMBDA * unit.relevance - (1 - MMR_LAMBDA) * redundancy - crowding
+            if score > best_score:
+                best, best_score = index, score
+        if best is None or (len(chosen) > MIN_POINTS and candidates[best].relevance < floor):
+            break
+        chosen.append(best)
+    lead, points = candidates[chosen[0]], sorted((candidates[i] for i in chosen[1:]), key=lambda u: (u.hit, u.position))
+    order: dict[int, int] = {}
+    for unit in (lead, *points):
+        order.setdefault(unit.hit, len(order) + 1)
+    cite = " " if language == "en" else ""
+    return FaqAnswer(
+        lead=f"{lead.text}{cite}[{order[lead.hit]}]",
+        points=[f"{p.text}{cite}[{order[p.hit]}]" for p in points],
+        cited_hits=[hits[index] for index in order],
+    )
+
+
+def _score(
+    question: str,
+    hits: Sequence[HitLike],
+    candidates: list[Unit],
+    embed: Callable[[list[str]], np.ndarray] | None,
+    vectors: np.ndarray | None,
+) -> None:
+    asked = set(tokenize(question))
+    remedy = bool(REMEDY_ASK.search(question))
+    dense = np.zeros(len(candidates), dtype=np.float32)
+    heading = np.zeros(len(hits), dtype=np.float32)
+    if embed is not None and vectors is not None:
+        query = embed([question])[0]
+        dense = vectors @ query
+        heading = embed([h.heading or getattr(h, "title", "") or h.text[:80] for h in hits]) @ query
+    previous: Unit | None = None
+    intro_relevance: dict[tuple[int, str], float] = {}
+    for index, unit in enumerate(candidates):
+        own = SENTENCE * float(dense[index]) + LEXICAL * _coverage(asked, unit.text)
+        chained = previous is not None and previous.hit == unit.hit and not previous.is_item and not unit.is_item
+        if unit.hidden and chained:
+            # An intro ("The usual suspects:") says nothing itself; it announces more of what the sentence before said.
+            own = max(own, previous.base)
+        elif chained:
+            # The sentence after a relevant one usually carries its point on ("...; the real threshold is ...").
+            own = max(own, NEXT_SHARE * previous.base)
+        if unit.intro and (unit.hit, unit.intro) in intro_relevance:
+            # A list answers what its intro announces; the first items lead ("in order of frequency", "first").
+            own = max(own, INTRO_SHARE * intro_relevance[(unit.hit, unit.intro)] - LIST_DECAY * unit.rank_in_list)
+        prior = RANK_PRIOR[unit.hit] if unit.hit < len(RANK_PRIOR) else 0.0
+        if remedy:
+            prior += FIX_SECTION * bool(SOLUTION_HEADING.search(hits[unit.hit].heading or "")) + ADVICE_SENTENCE * bool(
+                ADVICE.search(unit.text)
+            )
+        unit.base, unit.relevance = own, own + HEADING * float(heading[unit.hit]) + prior
+        if unit.hidden:
+            intro_relevance[(unit.hit, unit.text)] = own
+        previous = unit
+
+
+def _coverage(asked: set[str], text: str) -> float:
+    """Share of the question's words found in the text."""
+    return len(asked & set(tokenize(text))) / len(asked) if asked else 0.0
+
+
+def _pick_lead(candidates: list[Unit]) -> int:
+    """The most relevant sentence that can open an answer on its own; any sentence if none can."""
+    shown = [i for i, u in enumerate(candidates) if not u.hidden]
+    eligible = [i for i in shown if len(candidates[i].text) <= MAX_LEAD_CHARS and not CONTINUATION.match(candidates[i].text)]
+    pool = eligible or shown
+    # Prose reads as an answer; a list item wins only when clearly more relevant.
+    return max(pool, key=lambda i: candidates[i].relevance + (0.03 if not candidates[i].is_item else 0.0))
+
+
+def _overlap(unit: Unit, candidates: list[Unit], chosen: list[int]) -> float:
+    """Redundancy without an encoder: the largest word overlap (Jaccard) with a chosen sentence."""
+    words = set(tokenize(unit.text))
+    best = 0.0
+    for index in chosen:
+        other = set(tokenize(candidates[index].text))
+        if words or other:
+            best = max(best, len(words & other) / len(words | other))
+    return best

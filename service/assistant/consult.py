@@ -1,0 +1,102 @@
+"""Advice around the calculators: what a consultant adds to a literal computation.
+
+- `stage(text)`: budget or production words steer the tier and the method.
+- `fit_options(ctx, ...)`: a fit question evaluates every training method (full, LoRA, QLoRA)
+  or every weight format for serving (16-bit, FP8, INT8, INT4) and leads with one that fits.
+- `compute_optimal_tokens(params)`: pre-training with no token count assumes ~20 tokens per
+  parameter (Chinchilla), stated as an assumption.
+- `cluster_table(ctx, ...)`: with no deadline, a few cluster sizes against wall-clock time.
+- `concurrency_for_users(users)`: peak concurrent sequences from a user count.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import yaml
+
+CUES_FILE = Path(__file__).parent / "consult_cues.yaml"
+TOKENS_PER_PARAM = 20  # Hoffmann et al. 2022 (Chinchilla): compute-optimal data is ~20 tokens per parameter
+PEAK_ACTIVE_SHARE = 0.1  # share of users with a request in flight at the busiest time
+TRAINING_METHODS = ("full", "lora", "qlora")
+SERVING_FORMATS = ("bf16", "fp8", "int8", "int4")
+CLUSTER_SIZES = (8, 64, 256, 1024)
+USERS = re.compile(r"(\d[\d,]*)\s*(?:个|名|位)?\s*(?:users?|用户|人(?:同时)?(?:在用|使用)?|客户|people|employees|员工)", re.I)
+
+
+@cache
+def _cues() -> dict[str, re.Pattern[str]]:
+    data = yaml.safe_load(CUES_FILE.read_text(encoding="utf-8"))
+    return {name: re.compile("|".join(words), re.I) for name, words in data.items()}
+
+
+def stage(text: str) -> str | None:
+    """'budget', 'production' or None, from the words the user chose."""
+    if _cues()["budget"].search(text):
+        return "budget"
+    if _cues()["production"].search(text):
+        return "production"
+    return None
+
+
+def compute_optimal_tokens(params: float) -> float:
+    return TOKENS_PER_PARAM * params
+
+
+def users_in(text: str) -> int | None:
+    match = USERS.search(text)
+    return int(match.group(1).replace(",", "")) if match else None
+
+
+def concurrency_for_users(users: int) -> int:
+    return max(1, round(users * PEAK_ACTIVE_SHARE))
+
+
+@dataclass
+class FitOption:
+    option: str  # a training method or a weight format
+    result: object  # the tool result
+    fit: str  # fits | tight | does_not_fit
+
+
+def fit_options(ctx, model_ref: dict, *, gpu: str, gpus: int = 1, serving: bool = False, concurrency: int = 1,
+                context_len: int | None = None) -> list[FitOption]:
+    """Every method (or weight format) on the named GPUs, in order of cost; options the tools refuse are left out."""
+    options: list[FitOption] = []
+    if serving:
+        for fmt in SERVING_FORMATS:
+            result, _ = ctx.try_run("inference", {**model_ref, "gpu": gpu, "gpus": gpus, "weights": fmt, "concurrency": concurrency,
+                                                  "context_len": context_len})
+            if result is not None:
+                options.append(FitOption(fmt, result, result.fit or "fits"))
+        return options
+    for method in TRAINING_METHODS:
+        payload = {**model_ref, "task": "fine-tune", "method": method, "gpu": gpu, "gpus": gpus}
+        if gpus > 1:
+            payload["sharding"] = "zero3"
+        result, _ = ctx.try_run("training-memory", payload)
+        if result is not None:
+            options.append(FitOption(method, result, result.fit or "fits"))
+    return options
+
+
+def best_fit(options: list[FitOption]) -> FitOption | None:
+    """The most capable option that fits comfortably, else the one that fits tightly."""
+    for wanted in ("fits", "tight"):
+        for option in options:
+            if option.fit == wanted:
+                return option
+    return None
+
+
+def cluster_table(ctx, model_ref: dict, *, tokens: float, gpu: str, sizes: tuple[int, ...] = CLUSTER_SIZES) -> list[tuple[int, object]]:
+    """(GPUs, training-time result) for a few cluster sizes: what a deadline would buy."""
+    rows = []
+    for gpus in sizes:
+        result, _ = ctx.try_run("training-time", {**model_ref, "tokens": tokens, "gpu": gpu, "gpus": gpus})
+        if result is not None:
+            rows.append((gpus, result))
+    return rows

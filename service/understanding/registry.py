@@ -1,0 +1,140 @@
+"""The intent registry: every intent's handler, follow-up policy, inputs, cue words and exemplars, read from data files.
+
+Adding an intent or a phrasing means editing service/understanding/data/, not code:
+registry.yaml names the intents and asks; <lang>/exemplars.yaml holds how users ask;
+<lang>/cues.yaml holds cue words, the strong domain vocabulary and the user-facing strings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+import yaml
+
+DATA_DIR = Path(__file__).parent / "data"
+LANGUAGES = ("en", "zh")
+FOLLOW_UP_POLICIES = ("workload", "context", "none")
+
+
+@dataclass(frozen=True)
+class IntentSpec:
+    name: str
+    handler: str  # key in service.assistant.handlers.HANDLERS
+    follow_up: str  # workload | context | none
+    inputs: tuple[str, ...]
+    domain: bool
+
+
+@dataclass(frozen=True)
+class Exemplar:
+    text: str
+    intent: str
+    language: str
+    ask: str | None = None  # the sizing sub-question, for sizing exemplars
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """Closed word lists; Latin terms match whole words (a trailing * allows any ending), CJK terms match as written."""
+
+    terms: tuple[str, ...]
+    pattern: re.Pattern[str] | None = field(default=None, compare=False)
+
+    @classmethod
+    def of(cls, terms: list[str]) -> Vocabulary:
+        alternatives = [_term_pattern(t) for t in sorted(set(terms), key=len, reverse=True) if t.strip()]
+        return cls(tuple(terms), re.compile("|".join(alternatives), re.IGNORECASE) if alternatives else None)
+
+    def hits(self, text: str) -> list[str]:
+        return [] if self.pattern is None else list(dict.fromkeys(m.group(0).lower() for m in self.pattern.finditer(text)))
+
+
+def _term_pattern(term: str) -> str:
+    prefix = term.endswith("*")
+    body = re.escape(term.rstrip("*").strip()).replace(r"\ ", r"[\s\-_]*")
+    if re.search(r"[\u3400-\u9fff]", term):
+        return body  # Chinese has no word boundaries; whole CJK terms are specific enough
+    # Whole words only, so "population" never matches "io"; an optional plural, or any ending for stems.
+    return rf"(?<![A-Za-z0-9]){body}{'[A-Za-z]*' if prefix else 's?'}(?![A-Za-z0-9])"
+
+
+@dataclass(frozen=True)
+class LanguageData:
+    domain: Vocabulary  # words that by themselves make a question about AI infrastructure
+    cues: dict[str, Vocabulary]  # intent -> cue words
+    ask_cues: dict[str, Vocabulary]  # sizing ask -> cue words
+    messages: dict[str, str]
+    labels: dict[str, str]  # intent -> how to offer it in a clarifying question
+
+
+@dataclass(frozen=True)
+class Registry:
+    intents: dict[str, IntentSpec]
+    asks: tuple[str, ...]
+    exemplars: tuple[Exemplar, ...]
+    languages: dict[str, LanguageData]
+    digest: str  # content hash of every data file: keys the exemplar-embedding cache
+
+    def handler(self, intent: str) -> str:
+        spec = self.intents.get(intent)
+        return spec.handler if spec else intent
+
+    def follow_up(self, intent: str) -> str:
+        spec = self.intents.get(intent)
+        return spec.follow_up if spec else "none"
+
+    def same_inputs(self, a: str, b: str) -> bool:
+        return set(self.intents[a].inputs) == set(self.intents[b].inputs)
+
+    def in_domain(self, intent: str) -> bool:
+        return self.intents[intent].domain
+
+    def message(self, language: str, key: str, **values: str) -> str:
+        return self.languages[language].messages[key].format(**values)
+
+
+@cache
+def load_registry(data_dir: Path = DATA_DIR) -> Registry:
+    digest = hashlib.sha256()
+    for path in sorted(data_dir.rglob("*.yaml")):
+        digest.update(path.relative_to(data_dir).as_posix().encode() + b"\0" + path.read_bytes())
+    raw = _read(data_dir / "registry.yaml")
+    intents = {}
+    for name, spec in raw["intents"].items():
+        if spec["follow_up"] not in FOLLOW_UP_POLICIES:
+            raise ValueError(f"{data_dir / 'registry.yaml'}: intent {name}: follow_up must be one of {FOLLOW_UP_POLICIES}")
+        intents[name] = IntentSpec(
+            name, spec["handler"], spec["follow_up"], tuple(spec.get("inputs") or ()), bool(spec.get("domain", True))
+        )
+    asks = tuple(raw["asks"])
+    exemplars: list[Exemplar] = []
+    languages: dict[str, LanguageData] = {}
+    for lang in LANGUAGES:
+        for intent, rows in _read(data_dir / lang / "exemplars.yaml").items():
+            if intent not in intents:
+                raise ValueError(f"{data_dir / lang / 'exemplars.yaml'}: unknown intent {intent!r}")
+            if isinstance(rows, dict):  # sizing: grouped by ask
+                for ask, texts in rows.items():
+                    if ask not in asks:
+                        raise ValueError(f"{data_dir / lang / 'exemplars.yaml'}: unknown ask {ask!r}")
+                    exemplars += [Exemplar(str(t), intent, lang, ask) for t in texts]
+            else:
+                exemplars += [Exemplar(str(t), intent, lang) for t in rows]
+        cues = _read(data_dir / lang / "cues.yaml")
+        languages[lang] = LanguageData(
+            domain=Vocabulary.of(cues["domain"]),
+            cues={intent: Vocabulary.of(words) for intent, words in (cues.get("intents") or {}).items()},
+            ask_cues={ask: Vocabulary.of(words) for ask, words in (cues.get("asks") or {}).items()},
+            messages=dict(cues["messages"]),
+            labels=dict(cues["labels"]),
+        )
+    return Registry(intents, asks, tuple(exemplars), languages, digest.hexdigest()[:16])
+
+
+def _read(path: Path) -> dict:
+    with path.open(encoding="utf-8") as handle:
+        return yaml.safe_load(handle) or {}

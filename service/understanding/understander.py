@@ -1,0 +1,323 @@
+"""Understanding as a pluggable stage: the `Understander` protocol and the default, `RoutedUnderstander`.
+
+Every intent gets a score from three kinds of evidence, and the trace records all of them:
+
+- the semantic router: similarity-weighted votes of the question's nearest exemplars (data files);
+- structured evidence: pasted logs, catalog names, numbers with units (the deterministic slots),
+  the strong domain vocabulary and cue words per intent (data files);
+- the cue cascade of service.assistant.understand: its verdict is one weighted vote, so a phrasing
+  it has never seen is still read by its neighbours, and a sharp cue (a pasted log, "号称") still counts.
+
+Out of scope means far from every in-domain exemplar AND no domain evidence. A close call between two
+intents that need different inputs asks which one was meant.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from service.assistant import followup
+from service.assistant.slots import Slots, extract_slots
+from service.assistant.understand import INJECTION, Understanding, classify_with_rule, detect_language, for_intent
+from service.catalog import Catalog
+from service.contract import Clarification, Language, Neighbour, UnderstandingTrace
+from service.understanding.evidence import Evidence, gather
+from service.understanding.registry import Registry, load_registry
+from service.understanding.router import TOP_K, Encoder, SemanticRouter
+
+# Weights of the evidence (the router's votes sum to W_NEIGHBOURS over the intents).
+W_NEIGHBOURS = 1.0
+W_RULE = 0.9  # a specific rule of the cue cascade fired
+W_DEFAULT = 0.45  # the cascade fell through to its default (faq): weak
+W_CUE = 0.15  # per cue word of an intent, at most MAX_CUES counted
+MAX_CUES = 3
+W_DECISIVE = 3.0  # pasted logs, instruction injection: nothing else matters
+W_SPEC = 0.7  # a GPU named with a spec word and no workload
+W_TWO_GPUS = 0.15
+W_CLAIM_NUMBERS = 0.5  # claim words ("对吧", "a consultant said") about a stated workload: the numbers are the claim
+WORD_ONLY_FACTOR = 0.3  # what is left of the off-topic readings when the only domain evidence is a word
+UNTRUSTED = 0.6  # share of the cascade's weight when the question has no domain evidence
+W_WORKLOAD = 0.1
+CLOSE_CALL = 0.08  # score gap under which two intents needing different inputs get a clarifying question
+OOD_QUANTILE = 0.02  # the out-of-domain threshold: this quantile of in-domain exemplars' nearest in-domain similarity
+SHOWN_NEIGHBOURS = 5
+# Cascade rules sharp enough that a GPU named with a spec word does not make the question a spec lookup.
+SHARP_RULES = ("claim cue", "pre-flight cue", "rent-or-buy cue", "two GPUs and a comparison cue", "measured symptom")
+VOTE_TEMPERATURE = 0.05  # similarity 0.05 lower = e times less weight
+
+
+class Understander(Protocol):
+    def understand(self, text: str, *, language: Language | None = None, state: dict[str, Any] | None = None) -> Understanding: ...
+
+    def handler(self, intent: str) -> str: ...
+
+
+class RoutedUnderstander:
+    def __init__(
+        self,
+        catalog: Catalog,
+        *,
+        encoder: Encoder | None = None,
+        registry: Registry | None = None,
+        cache_dir: Path | None = None,
+        k: int = TOP_K,
+    ) -> None:
+        self.catalog = catalog
+        self.registry = registry or load_registry()
+        self._encoder, self._cache_dir, self._k = encoder, cache_dir, k
+        self._router: SemanticRouter | None = None
+        intents = [e.intent for e in self.registry.exemplars]
+        self._in_domain = np.array([self.registry.in_domain(i) for i in intents])
+        self._threshold: tuple[float, float] | None = None
+
+    # -- the router, built on first use (the encoder is the process's shared one) --------------
+    @property
+    def router(self) -> SemanticRouter:
+        if self._router is None:
+            encoder = self._encoder
+            if encoder is None:
+                from service.retrieval.embeddings import shared_use_multilingual
+
+                encoder = shared_use_multilingual()
+            self._router = SemanticRouter(
+                encoder, self.registry.exemplars, digest=self.registry.digest, k=self._k, cache_dir=self._cache_dir
+            )
+        return self._router
+
+    @property
+    def ood_thresholds(self) -> tuple[float, float]:
+        """(far, near), calibrated on the exemplars.
+
+        far: the median similarity of an off-topic exemplar to its nearest in-domain one; below it a
+        question is far from the domain whatever its neighbours. near: nearly every in-domain exemplar
+        (1 - OOD_QUANTILE) has another this close; below it, and nearest to an off-topic exemplar, it is far too.
+        """
+        if self._threshold is None:
+            matrix = self.router.matrix
+            sims = matrix @ matrix[self._in_domain].T
+            sims[np.flatnonzero(self._in_domain), np.arange(sims.shape[1])] = -1.0  # not oneself
+            nearest = sims.max(axis=1)
+            off_topic = np.array([e.intent == "out_of_scope" for e in self.registry.exemplars])
+            self._threshold = (float(np.median(nearest[off_topic])), float(np.quantile(nearest[self._in_domain], OOD_QUANTILE)))
+        return self._threshold
+
+    def handler(self, intent: str) -> str:
+        return self.registry.handler(intent)
+
+    # -- understanding ----------------------------------------------------------------------------
+    def understand(self, text: str, *, language: Language | None = None, state: dict[str, Any] | None = None) -> Understanding:
+        lang = language or detect_language(text)
+        slots = extract_slots(text, self.catalog)
+        und = self.read(text, slots, lang, vector=self.router.embed(text))
+        if state and followup.is_follow_up(text, state):
+            # A follow-up's words say little on their own ("what about H100 instead?" is not a comparison):
+            # the cue cascade reads it, and merge() carries the previous turn's intent and workload over.
+            intent, ask, _, rule = classify_with_rule(text, slots)
+            trace = (
+                und.trace.model_copy(
+                    update={"rules": [*und.trace.rules, f"follow-up cue after a {state.get('intent')} turn: {rule} -> {intent}"]}
+                )
+                if und.trace
+                else None
+            )
+            und = und.model_copy(
+                update={
+                    "intent": intent,
+                    "ask": ask,
+                    "slots": for_intent(intent, slots),
+                    "pasted": None,
+                    "trace": trace,
+                    "clarification": None,
+                }
+            )
+        if state:
+            merged = followup.merge(text, und, state)
+            changed = merged.intent != und.intent or merged.slots != und.slots or merged.context != und.context
+            if changed and und.trace:
+                rules = [*und.trace.rules, f"follow-up of a {state.get('intent')} turn: reads as {merged.intent}"]
+                merged = merged.model_copy(update={"trace": und.trace.model_copy(update={"intent": merged.intent, "rules": rules})})
+            # A follow-up reads with the previous turn: no clarifying question about this one alone.
+            und = merged.model_copy(update={"clarification": None}) if changed else merged
+        return und
+
+    def read(self, text: str, slots: Slots, lang: Language, *, vector: np.ndarray, exclude: np.ndarray | None = None) -> Understanding:
+        """Score every intent for one message; `exclude` hides exemplars (cross-validation)."""
+        registry = self.registry
+        sims = self.router.matrix @ vector
+        if exclude is not None:
+            sims = np.where(exclude, -np.inf, sims)
+        order = np.argsort(-sims)[: self._k]
+        neighbours = [(registry.exemplars[i], float(sims[i])) for i in order]
+        votes = _votes(neighbours)
+        in_domain_sims = np.where(self._in_domain, sims, -np.inf)
+        nearest_in_domain = float(in_domain_sims.max())
+        evidence = gather(text, slots, registry)
+        cascade_intent, cascade_ask, pasted, rule = classify_with_rule(text, slots)
+
+        scores = {name: W_NEIGHBOURS * votes.get(name, 0.0) for name in registry.intents}
+        rules: list[str] = []
+        self._weigh_rules(scores, rules, text, slots, evidence, cascade_intent, rule)
+
+        far_below, near_below = self.ood_thresholds
+        nearest_is_off_topic = not registry.in_domain(neighbours[0][0].intent)
+        far = nearest_in_domain < far_below or (nearest_is_off_topic and nearest_in_domain < near_below)
+        if evidence.in_domain:
+            # A catalog name, a workload number or a pasted log rules out the two non-domain readings;
+            # a domain word alone only weakens them ("英伟达的股票" names the company, not a GPU).
+            if not INJECTION.search(text):
+                factor = 0.0 if (evidence.pasted or evidence.names or evidence.quantities) else WORD_ONLY_FACTOR
+                scores["out_of_scope"] *= factor
+                scores["smalltalk"] *= factor
+            rules.append("domain evidence: " + ", ".join([*evidence.names, *evidence.quantities, *evidence.domain_terms][:6]))
+        elif far:
+            rules.append(
+                f"far from every in-domain exemplar (nearest {nearest_in_domain:.2f}; thresholds {far_below:.2f}, "
+                f"{near_below:.2f} when an off-topic exemplar is nearer) and no domain evidence"
+            )
+            for name in registry.intents:
+                if registry.in_domain(name):
+                    scores[name] = 0.0
+            if scores["smalltalk"] <= scores["out_of_scope"]:
+                scores["out_of_scope"] = max(scores["out_of_scope"], W_RULE)
+
+        ranked = sorted(scores, key=lambda name: (-scores[name], name))
+        intent, runner_up = ranked[0], ranked[1]
+        ask = self._ask(intent, cascade_intent, cascade_ask, evidence, neighbours)
+        clarification = self._close_call(intent, runner_up, scores, rule, lang, rules)
+        trace = UnderstandingTrace(
+            intent=intent,
+            runner_up=runner_up,
+            scores={k: round(v, 3) for k, v in sorted(scores.items(), key=lambda kv: -kv[1]) if v > 0},
+            neighbours=[
+                Neighbour(intent=e.intent if e.ask is None else f"{e.intent}/{e.ask}", exemplar=e.text, similarity=round(s, 3))
+                for e, s in neighbours[:SHOWN_NEIGHBOURS]
+            ],
+            rules=rules,
+        )
+        return Understanding(
+            language=lang,
+            intent=intent,
+            slots=for_intent(intent, slots),
+            ask=ask,
+            pasted=pasted if intent == "diagnostics" else None,
+            trace=trace,
+            clarification=clarification,
+        )
+
+    def _weigh_rules(
+        self, scores: dict[str, float], rules: list[str], text: str, slots: Slots, evidence: Evidence, cascade_intent: str, rule: str
+    ) -> None:
+        if evidence.pasted:
+            scores["diagnostics"] += W_DECISIVE
+            rules.append(f"pasted {evidence.pasted} log -> diagnostics")
+        elif rule == "instruction injection" or (INJECTION.search(text) and not (slots.model or slots.params_b or slots.gpu)):
+            scores["out_of_scope"] += W_DECISIVE
+            rules.append("instruction injection -> out_of_scope")
+        elif rule == "no domain cue":
+            pass  # out of scope is decided below, by distance and domain evidence, never by a missing substring
+        else:
+            # The cascade's own domain gate matches substrings: without real domain evidence its verdict counts for less.
+            trust = 1.0 if evidence.in_domain else UNTRUSTED
+            weight = (W_DEFAULT if rule == "default" else W_RULE) * trust
+            scores[cascade_intent] += weight
+            rules.append(
+                "cue cascade: no specific cue (faq by default)" if rule == "default" else f"cue cascade: {rule} -> {cascade_intent}"
+            )
+        for name, words in evidence.cues.items():
+            if name in scores:
+                scores[name] += W_CUE * min(len(words), MAX_CUES)
+                rules.append(f"{name} cue words: {', '.join(words[:MAX_CUES])}")
+        stated = slots.stated()
+        workload = bool(slots.model or slots.params_b)
+        sharp = rule in SHARP_RULES
+        quantities = (
+            slots.tokens
+            or slots.samples
+            or slots.deadline_hours
+            or slots.gpu_hours
+            or slots.samples_per_second
+            or slots.concurrency
+            or slots.measured_busbw_gbps
+            or (slots.gpus or 1) > 1
+        )
+        if (
+            slots.gpu
+            and not workload
+            and "spec" in evidence.cues
+            and not quantities
+            and len(slots.compare_gpus or []) < 2
+            and not sharp
+            and "claim_check" not in evidence.cues
+        ):
+            scores["spec"] += W_SPEC
+            rules.append(f"a GPU named ({slots.gpu}) with a spec word and no workload -> spec")
+        if "claim_check" in evidence.cues and (workload or quantities or slots.gpu) and rule != "claim cue":
+            scores["claim_check"] += W_CLAIM_NUMBERS
+            rules.append("claim words about a stated workload or GPU -> claim_check")
+        if len(slots.compare_gpus or []) >= 2:
+            scores["compare"] += W_TWO_GPUS
+            rules.append(f"two GPUs named ({', '.join(slots.compare_gpus or [])}) -> compare")
+        if workload and any(k in stated for k in ("tokens", "samples", "deadline_hours", "budget", "concurrency")):
+            scores["sizing"] += W_WORKLOAD
+            scores["recommend"] += W_WORKLOAD
+            rules.append("a model with workload numbers -> sizing/recommend")
+
+    def _ask(self, intent: str, cascade_intent: str, cascade_ask: str | None, evidence: Evidence, neighbours: list) -> str | None:
+        if intent == cascade_intent and cascade_ask:
+            return cascade_ask
+        if intent == "cloud_vs_onprem":
+            return "cost"
+        if intent not in ("sizing", "claim_check", "compare"):
+            return None
+        if cascade_ask:
+            return cascade_ask
+        if evidence.ask_cues:
+            return max(evidence.ask_cues, key=lambda a: len(evidence.ask_cues[a]))
+        if intent != "sizing":
+            return None
+        # The sizing neighbours' asks, similarity-weighted.
+        asks: dict[str, float] = {}
+        for exemplar, sim in neighbours:
+            if exemplar.ask:
+                asks[exemplar.ask] = asks.get(exemplar.ask, 0.0) + max(sim, 0.0)
+        return max(asks, key=lambda a: asks[a]) if asks else "memory"
+
+    def _close_call(
+        self, intent: str, runner_up: str, scores: dict[str, float], rule: str, lang: str, rules: list[str]
+    ) -> Clarification | None:
+        registry = self.registry
+        if rule not in ("default", "no domain cue") or not (registry.in_domain(intent) and registry.in_domain(runner_up)):
+            return None  # a sharp cue decided, or one reading is not about infrastructure
+        if "faq" in (intent, runner_up):
+            return None  # the knowledge answer needs nothing more from the user: answer it rather than ask
+        if scores[intent] - scores[runner_up] >= CLOSE_CALL or registry.same_inputs(intent, runner_up):
+            return None
+        labels = registry.languages[lang].labels
+        first, second = labels[intent], labels[runner_up]
+        rules.append(f"close call: {intent} {scores[intent]:.2f} vs {runner_up} {scores[runner_up]:.2f} -> ask which one")
+        return Clarification(question=registry.message(lang, "clarify", first=first, second=second), suggestions=[first, second])
+
+
+def _votes(neighbours: list) -> dict[str, float]:
+    """Softmax over the neighbours' similarities, summed per intent: a near paraphrase outweighs several loose matches."""
+    if not neighbours:
+        return {}
+    best = max(sim for _, sim in neighbours)
+    weights: dict[str, float] = {}
+    for exemplar, sim in neighbours:
+        weights[exemplar.intent] = weights.get(exemplar.intent, 0.0) + float(np.exp((sim - best) / VOTE_TEMPERATURE))
+    total = sum(weights.values())
+    return {intent: w / total for intent, w in weights.items()}
+
+
+_DEFAULT: dict[int, RoutedUnderstander] = {}
+
+
+def default_understander(catalog: Catalog) -> RoutedUnderstander:
+    """One understander per catalog per process (its exemplar matrix is built once)."""
+    if id(catalog) not in _DEFAULT:
+        _DEFAULT[id(catalog)] = RoutedUnderstander(catalog)
+    return _DEFAULT[id(catalog)]

@@ -1,0 +1,92 @@
+"""Claim checks answer the claim that was made, with its own numbers, never another claim's verdict."""
+
+from __future__ import annotations
+
+import re
+from types import SimpleNamespace
+
+import pytest
+
+from service.assistant import claim_checks
+from service.assistant.handlers.base import Context
+from service.assistant.messages import catalog as messages
+from service.assistant.slots import extract_slots
+from service.catalog import default_catalog
+
+CATALOG = default_catalog()
+
+
+def _context(text: str) -> Context:
+    lang = "zh" if re.search(r"[\u4e00-\u9fff]", text) else "en"
+    understanding = SimpleNamespace(slots=extract_slots(text, CATALOG), intent="claim_check", language=lang, context=None)
+    return Context(text=text, understanding=understanding, catalog=CATALOG, index=None)
+
+
+def _run(text: str) -> tuple[str | None, claim_checks.Finding | None, Context]:
+    ctx = _context(text)
+    kind = claim_checks.classify(text, ctx.slots, CATALOG)
+    return kind, (claim_checks.check(kind, ctx) if kind else None), ctx
+
+
+def test_fp8_on_ampere_is_a_feature_claim_that_fails() -> None:
+    kind, finding, ctx = _run("a vendor promises 2x speedup from FP8 on our A100s, legit?")
+    assert kind == "feature" and finding.verdict == "false"
+    assert "Ampere" in finding.lead and "FP8" in finding.lead and "H100" in " ".join(finding.points)
+    assert ctx.tool_calls[-1].output["supported"] is False
+
+
+def test_nvlink_on_a_pcie_card_is_refuted_from_the_catalog() -> None:
+    kind, finding, _ = _run("someone told me the L40S has NVLink so multi-gpu training is fine")
+    assert kind == "feature" and finding.verdict == "false" and "PCIe" in finding.lead
+
+
+def test_network_adequacy_compares_allreduce_with_compute() -> None:
+    kind, finding, ctx = _run("100G 以太网够不够跑 70B 多机预训练")
+    assert kind == "network" and finding.verdict == "insufficient"
+    assert "InfiniBand" in " ".join(finding.points) and {"allreduce", "training-time"} <= {c.tool for c in ctx.tool_calls}
+    share = ctx.tool_calls[-1].output["comm_share"]
+    assert share > 0.3 and ctx.tool_calls[-1].output["infiniband_ndr_share"] < share
+
+
+def test_gpu_speedup_quotes_the_claim_and_the_datasheet_ratios() -> None:
+    kind, finding, ctx = _run("有人说H100比A100快6倍，靠谱吗")
+    assert kind == "speedup" and finding.verdict == "optimistic"
+    assert "6 倍" in finding.points[0]
+    output = ctx.tool_calls[-1].output
+    assert 2.5 < output["compute_ratio"] < 4 and output["bandwidth_ratio"] < output["compute_ratio"]
+
+
+def test_precision_speedup_at_the_paper_ratio_is_overstated() -> None:
+    kind, finding, _ = _run("FP8 on H100 doubles training speed, right?")
+    assert kind == "speedup" and finding.verdict == "optimistic" and "FP8" in finding.lead
+
+
+def test_throughput_claim_uses_the_claimed_figure() -> None:
+    kind, finding, _ = _run("据说4张A100每秒能处理400个样本训练Qwen-14B")
+    assert kind == "throughput" and finding.verdict == "not_credible" and "400 samples/s" in finding.lead
+
+
+def test_memory_claim_says_which_method_fits() -> None:
+    kind, finding, _ = _run("听说单张4090就够微调llama 3 8b了")
+    assert kind == "memory" and finding.verdict == "partly_true" and "QLoRA" in finding.lead
+
+
+def test_time_claim_quotes_the_claimed_duration() -> None:
+    kind, finding, _ = _run("有文章说64台8卡H100服务器10天就能完成LLaMA-3 70B预训练")
+    assert kind == "time" and finding.verdict == "not_credible" and "10 天" in finding.lead
+
+
+@pytest.mark.parametrize("text", ["is it true that GPUs are getting cheaper every year?", "听说明年显卡会降价，是真的吗"])
+def test_claims_the_tools_cannot_check_are_not_given_a_verdict(text: str) -> None:
+    assert _run(text)[0] is None
+
+
+def test_message_catalogs_have_the_same_keys_and_placeholders() -> None:
+    import string
+
+    en, zh = messages("en"), messages("zh")
+    assert en.keys() == zh.keys()
+    fields = lambda s: {f[1] for f in string.Formatter().parse(s) if f[1]}  # noqa: E731
+    assert [k for k in en if fields(en[k]) != fields(zh[k])] == []
+    assert not [k for k, v in zh.items() if re.search(r"[A-Za-z]{4,}", re.sub(r"\{[^}]*\}|[A-Z0-9][A-Za-z0-9-]*|\w+/s", "", v))
+                and not re.search(r"[\u4e00-\u9fff]", v)]

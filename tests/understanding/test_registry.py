@@ -1,0 +1,126 @@
+"""The intent registry and its data files: every intent routed, enough fresh exemplars, none copied from an evaluation set."""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+from service.assistant.handlers import HANDLERS
+from service.understanding import load_registry
+from service.understanding.registry import Vocabulary
+
+EVAL_DIR = Path(__file__).resolve().parents[2] / "evaluators" / "datasets"
+MIN_EXEMPLARS = 40
+
+
+@pytest.fixture(scope="module")
+def registry():
+    return load_registry()
+
+
+def test_every_intent_has_a_handler_and_a_policy(registry):
+    assert {
+        "faq",
+        "spec",
+        "sizing",
+        "recommend",
+        "compare",
+        "cloud_vs_onprem",
+        "claim_check",
+        "diagnostics",
+        "preflight",
+        "smalltalk",
+        "out_of_scope",
+    } <= set(registry.intents)
+    for name, spec in registry.intents.items():
+        assert spec.handler in HANDLERS, (name, spec.handler)
+        assert spec.follow_up in ("workload", "context", "none")
+    assert registry.handler("spec") == "faq"  # until a catalog-spec handler exists
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_at_least_40_exemplars_per_intent_and_language(registry, language):
+    counts: dict[str, int] = {}
+    for e in registry.exemplars:
+        if e.language == language:
+            counts[e.intent] = counts.get(e.intent, 0) + 1
+    short = {name: counts.get(name, 0) for name in registry.intents if counts.get(name, 0) < MIN_EXEMPLARS}
+    assert not short, short
+
+
+def test_every_sizing_ask_has_exemplars(registry):
+    asks = {e.ask for e in registry.exemplars if e.intent == "sizing"}
+    assert asks == set(registry.asks)
+
+
+def _normalised(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).lower()
+    return re.sub(r"[\W_]+", "", text)  # case, space and punctuation folded
+
+
+QUESTION_KEYS = {"message", "question", "query", "text", "prompt"}
+
+
+def _questions_in(value, found: set[str]) -> None:
+    """Every string held under a question-like key, at any depth (sets differ in shape: turns, follow-ups)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in QUESTION_KEYS and isinstance(item, str):
+                found.add(_normalised(item))
+            else:
+                _questions_in(item, found)
+    elif isinstance(value, list):
+        for item in value:
+            _questions_in(item, found)
+
+
+def _evaluation_questions() -> set[str]:
+    # Every set, the blind ones included: read only by this check, which reports our exemplar, never their text.
+    questions: set[str] = set()
+    for path in EVAL_DIR.rglob("*.jsonl"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                _questions_in(json.loads(line), questions)
+    return questions
+
+
+def test_no_exemplar_is_copied_from_an_evaluation_set(registry):
+    questions = _evaluation_questions()
+    assert len(questions) > 300  # the sets were found and read
+    copied = [e.text for e in registry.exemplars if _normalised(e.text) in questions]
+    assert not copied, copied
+
+
+def test_exemplars_are_unique(registry):
+    seen: dict[str, str] = {}
+    duplicates = []
+    for e in registry.exemplars:
+        key = _normalised(e.text)
+        if key in seen:
+            duplicates.append((e.text, seen[key], e.intent))
+        seen[key] = e.intent
+    assert not duplicates, duplicates
+
+
+def test_vocabulary_matches_whole_words_never_substrings():
+    vocabulary = Vocabulary.of(["io", "gpu*", "fine tun*", "显存"])
+    assert vocabulary.hits("what is the population of tokyo") == []
+    assert vocabulary.hits("we are io bound") == ["io"]
+    assert vocabulary.hits("GPUs and fine-tuning") == ["gpus", "fine-tuning"]
+    assert vocabulary.hits("H100显存多大") == ["显存"]
+
+
+def test_a_bad_data_file_names_the_file(tmp_path):
+    source = Path(load_registry().__class__.__module__.replace(".", "/")).parent  # service/understanding
+    data = Path(__file__).resolve().parents[2] / source / "data"
+    target = tmp_path / "data"
+    import shutil
+
+    shutil.copytree(data, target)
+    (target / "en" / "exemplars.yaml").write_text("not_an_intent:\n  - hello\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="exemplars.yaml.*not_an_intent"):
+        load_registry(target)
