@@ -28,6 +28,7 @@ run: $(STAMP)
 	$(BIN)/advisor serve --host 127.0.0.1 --port 8000
 
 test: $(STAMP)
+	$(BIN)/ruff check service evaluators bench tests
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)

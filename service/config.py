@@ -99,6 +99,8 @@ class Settings(BaseSettings):
     retention_days: float = Field(default=0, ge=0, le=36500)
     # `advisor serve` worker processes; 0 = one per CPU core.
     workers: int = Field(default=0, ge=0, le=64)
+    # Open the knowledge index before accepting connections (set by `advisor serve` for several workers).
+    open_index_before_serving: bool = False
 
     # Access control: empty means open (local use; refused in production).
     api_keys: SecretList = Field(default_factory=list)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import anyio
 from fastapi import FastAPI
 
 from service.api.auth import ApiKeyMiddleware
@@ -25,7 +26,11 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # The index may need a first ingest; serve /healthz meanwhile and let /readyz say when.
         if not runtime.index_ready:
-            runtime.open_index_in_background()
+            thread = runtime.open_index_in_background()
+            if runtime.settings.open_index_before_serving:
+                # Several workers share one socket: a worker accepts connections only once its start-up is done, so
+                # waiting here means no request meets a worker whose index is still opening (readiness is per worker).
+                await anyio.to_thread.run_sync(thread.join)
         yield
         runtime.close()
 

@@ -68,15 +68,15 @@ def classify(text: str, slots: Slots, catalog: Catalog) -> str | None:
     if gpus and cue("nvlink", text) and not FACTOR.search(text):
         return "feature"
     if FACTOR.search(text) or cue("doubles", text):
-        if len(gpus) >= 2 or (gpus and precision):
+        if len(gpus) >= 2 or precision in ("fp8", "int8"):
             return "speedup"
     if (SAMPLES_PER_S.search(text) or TOKENS_PER_S.search(text)) and has_model:
         return "throughput"
     if LATENCY_US.search(text) and cue("latency", text):
         return "latency"
-    if cue("network", text) and (cue("enough", text) or has_model):
+    if cue("network", text) and cue("enough", text):
         return "network" if has_model else None
-    if has_model and slots.deadline_hours and (slots.gpus or slots.nodes):
+    if has_model and (slots.deadline_hours or slots.gpu_hours) and (slots.gpus or slots.nodes or slots.gpu):
         return "time"
     if has_model and slots.gpu and cue("enough", text):
         return "memory"
@@ -131,8 +131,8 @@ def _speedup(ctx) -> Finding:
     claimed = float(factor.group(1)) if factor else 2.0
     gpus = _gpus(ctx.slots)
     precision = _precision(text)
-    if len(gpus) == 1:  # a precision speed-up on one card: FP8 vs BF16
-        spec = catalog.gpus[gpus[0]]
+    if len(gpus) <= 1:  # a precision speed-up on one card: FP8 vs BF16 (on an H100 when no card is named)
+        spec = catalog.gpus[gpus[0] if gpus else "h100-sxm"]
         fast, slow = (precision, "bf16") if precision in ("fp8", "int8") else ("bf16", "fp32")
         fast_tf, slow_tf = spec.dense_tflops(fast), spec.dense_tflops(slow)
         ratio = fast_tf / slow_tf
@@ -189,7 +189,7 @@ def _network(ctx) -> Finding:
     points = [say("claim.network_verdict_bad" if verdict == "insufficient" else "claim.network_verdict_ok", lang)]
     if fabric != "infiniband-ndr":
         points.append(say("claim.network_alternative", lang, fabric2=ideal.fabric, comm2_s=num(ideal_s), share2=pct(ideal_s / (ideal_s + compute_s))))
-    return Finding("network", verdict, lead, points, notes, [comm, step], ["claims", "networking"])
+    return Finding("network", verdict, lead, points, notes, [comm, step], ["networking"])
 
 
 def _throughput(ctx) -> Finding:
@@ -232,9 +232,11 @@ def _time(ctx) -> Finding:
     if s.tokens is None and model and model.pretraining_tokens:
         notes.append(say("claim.time_tokens_note", lang, model=model.name, tokens=big(tokens, lang)))
     gpu = s.gpu or "h100-sxm"
-    gpus = s.gpus or (s.nodes or 1) * 8
+    gpus = s.gpus or (s.nodes * 8 if s.nodes else 1 if s.gpu and not s.gpu_hours else 8)
     base = {"model": s.model, "params_b": None if s.model else s.params_b, "tokens": tokens, "gpu": gpu}
     timing = ctx.run("training-time", {**base, "gpus": gpus, "precision": s.precision})
+    if s.gpu_hours and not s.deadline_hours:
+        return _gpu_hours(ctx, timing, s.gpu_hours, notes)
     need = ctx.run("gpus-for-deadline", {**base, "deadline_hours": s.deadline_hours})
     fit = ctx.run("tokens-in-budget", {k: v for k, v in base.items() if k != "tokens"} | {"gpus": gpus, "hours": s.deadline_hours})
     ratio = timing.hours.typical / s.deadline_hours
@@ -248,6 +250,19 @@ def _time(ctx) -> Finding:
     points = [say("claim.time_need", lang, claimed=claimed, need=num(need.gpus.typical), gpu=name, need_rounded=f"{need.gpus_rounded:,}"),
               say("claim.time_can", lang, gpus=gpus, gpu=name, claimed=claimed, tokens=big(fit.tokens.typical, lang))]
     return Finding("time", verdict, lead, points, notes, [timing, need, fit])
+
+
+def _gpu_hours(ctx, timing, claimed: float, notes: list[str]) -> Finding:
+    lang = ctx.lang
+    estimate = timing.gpu_hours.typical
+    ratio = estimate / claimed
+    verdict = "not_credible" if ratio >= 3 else "optimistic" if ratio >= 1.5 else "plausible" if ratio >= 0.5 else "conservative"
+    ctx.record("claim-check", {"claimed_gpu_hours": claimed, "gpu": timing.gpu, "tokens": timing.tokens},
+               {"estimated_gpu_hours": estimate, "ratio": round(ratio, 3), "verdict": verdict})
+    lead = say("claim.lead", lang, verdict=say(f"claim.verdict.{verdict}", lang)) + " " + say(
+        "claim.gpu_hours_lead", lang, estimate=big(estimate, lang), low=big(timing.gpu_hours.low, lang), high=big(timing.gpu_hours.high, lang),
+        claimed=big(claimed, lang), ratio=num(ratio), gpu=ctx.catalog.gpus[timing.gpu].name, flops=f"{timing.flops:.3g}")
+    return Finding("time", verdict, lead, [], notes, [timing])
 
 
 def _latency(ctx) -> Finding:

@@ -46,7 +46,12 @@ def merge(text: str, und: Understanding, state: dict[str, Any]) -> Understanding
         if pattern.search(text) and merged.get(key):
             merged[key] = max(1, int(merged[key] * factor)) if key == "gpus" else merged[key] * factor
     intent, new_ask = und.intent, und.ask
-    if und.intent in ("faq", "out_of_scope") or (und.intent in ("recommend", "sizing") and prev_intent in ("recommend", "sizing") and ask is None):
+    # "如果换成 H100 呢" / "what if the budget were half" change one input of the workload being sized:
+    # it is still that sizing question, not a comparison of one GPU or a rent-or-buy question.
+    if cue and prev_intent in ("recommend", "sizing") and und.intent in ("compare", "cloud_vs_onprem", "claim_check") \
+            and len(new.get("compare_gpus") or []) < 2 and not new.get("yearly_utilization"):
+        intent, new_ask = prev_intent, state.get("ask")
+    elif und.intent in ("faq", "out_of_scope") or (und.intent in ("recommend", "sizing") and prev_intent in ("recommend", "sizing") and ask is None):
         intent, new_ask = prev_intent, state.get("ask")
     if ask and not own_workload and und.intent in ("faq", "out_of_scope") and prev_intent in ("recommend", "sizing", "claim_check", "compare", "diagnostics") \
             and (merged.get("model") or merged.get("gpu")) or \

@@ -44,6 +44,12 @@ def serve(
     # Several workers are shared-nothing processes over the same data dir: uvicorn spawns them from an import
     # string, each builds its own app (and opens its own index; ingest.py's file lock lets only one ingest at a time).
     target = create_app(settings) if count == 1 else "service.api.app:create_app"
+    if count > 1:
+        os.environ["ADVISOR_OPEN_INDEX_BEFORE_SERVING"] = "true"  # read by each spawned worker's Settings (see api/app.py)
+        # At shutdown multiprocessing's resource tracker prints a plain-text "leaked semaphore" warning for the workers'
+        # spawn-context locks (already gone with their processes); it would be the one non-JSON line in the log.
+        os.environ["PYTHONWARNINGS"] = ",".join(filter(None, [os.environ.get("PYTHONWARNINGS"),
+                                                              "ignore::UserWarning:multiprocessing.resource_tracker"]))
     uvicorn.run(target, factory=count > 1, workers=count if count > 1 else None, host=host or settings.host, port=port or settings.port,
                 log_level=settings.log_level, log_config=log_config, access_log=False)
 

@@ -181,6 +181,8 @@ def _message_bytes(req: AllReduceRequest, catalog: Catalog, ledger: Ledger) -> f
 
 class NcclCheckRequest(LinkRequest):
     measured_busbw_gbps: float | None = Field(default=None, ge=0.001, le=10_000, description="busbw from all_reduce_perf at large sizes")
+    nics_per_node: int | None = Field(default=None, ge=1, le=16, strict=True,
+                                      description="network ports per node; default: one per GPU on RDMA fabrics (rail-optimised), one per node on Ethernet")
 
 
 class NcclCheckResult(SizingResult):
@@ -202,8 +204,22 @@ def nccl_expected(req: NcclCheckRequest, catalog: Catalog) -> NcclCheckResult:
     ledger = Ledger()
     layout = _layout(req, catalog, ledger)
     gpu, nodes, fabric = layout.gpu, layout.nodes, layout.bottleneck
-    typical = ledger.step("busbw.expected", "link GB/s per direction · efficiency", fabric.gbps_per_direction * fabric.efficiency, "GB/s")
-    band = Band(low=sig(typical * HEALTHY_AT), typical=sig(typical), high=sig(fabric.gbps_per_direction * 0.95))
+    if nodes > 1 and layout.inter is not None:
+        # NCCL runs one ring (channel) per NIC in parallel, so across nodes the bus bandwidth is the
+        # node's aggregate network bandwidth, capped by the intra-node link: a node with 7 of its 8
+        # NICs down falls to an eighth of it, which the single-link figure would hide.
+        rdma = (req.inter_fabric or "infiniband-ndr").startswith(("infiniband", "roce", "efa"))
+        nics = ledger.field(req, "nics_per_node") if req.nics_per_node else ledger.default(
+            "nics_per_node", layout.per_node if rdma else 1, "", "one NIC per GPU on RDMA fabrics (rail-optimised), one per node on Ethernet")
+        inter = layout.inter
+        network = ledger.step("busbw.network", "NICs per node · per-NIC GB/s · efficiency", nics * inter.gbps_per_direction * inter.efficiency, "GB/s")
+        nvlink = layout.intra.gbps_per_direction * layout.intra.efficiency
+        typical = ledger.step("busbw.expected", "min(network, intra-node link · efficiency)", min(network, nvlink), "GB/s")
+        ceiling = min(nics * inter.gbps_per_direction, layout.intra.gbps_per_direction) * 0.95
+    else:
+        typical = ledger.step("busbw.expected", "link GB/s per direction · efficiency", fabric.gbps_per_direction * fabric.efficiency, "GB/s")
+        ceiling = fabric.gbps_per_direction * 0.95
+    band = Band(low=sig(typical * HEALTHY_AT), typical=sig(typical), high=sig(max(ceiling, typical)))
     pcie = gpu.pcie_gbps_per_direction * PCIE_EFFICIENCY
     ledger.cite(ref.NCCL_TESTS.title, ref.NCCL_TESTS.url)
     out: dict = {}
@@ -221,8 +237,10 @@ def nccl_expected(req: NcclCheckRequest, catalog: Catalog) -> NcclCheckResult:
             ledger.warn("socket_fallback", f"{measured:g} GB/s across nodes is TCP-socket speed: NCCL is probably using NET/Socket instead of RDMA — check NCCL_DEBUG=INFO for 'NET/IB', NCCL_IB_HCA and NCCL_SOCKET_IFNAME.",
                         f"跨节点只有 {measured:g} GB/s，相当于 TCP socket 的速度：NCCL 很可能走的是 NET/Socket 而不是 RDMA——请用 NCCL_DEBUG=INFO 查看是否出现 “NET/IB”，并检查 NCCL_IB_HCA 和 NCCL_SOCKET_IFNAME。", "critical")
         elif verdict == "broken":
-            ledger.warn("link_broken", f"Measured bus bandwidth is {ratio:.0%} of expected: a link, NIC or switch port is likely down or misconfigured.",
-                        f"实测总线带宽只有预期的 {ratio:.0%}：很可能有链路、网卡或交换机端口故障或配置错误。", "critical")
+            ledger.warn("link_broken", f"Measured bus bandwidth is {ratio:.0%} of expected: a link, NIC or switch port is likely down or misconfigured."
+                        + (" Check with NCCL_DEBUG=INFO that every HCA is used (NCCL_IB_HCA, `ibstat`), one NIC per GPU rail." if nodes > 1 else ""),
+                        f"实测总线带宽只有预期的 {ratio:.0%}：很可能有链路、网卡或交换机端口故障或配置错误。"
+                        + ("请用 NCCL_DEBUG=INFO 确认每块 HCA 网卡都在用（NCCL_IB_HCA、`ibstat`），每张 GPU 对应一条网卡通道（rail）。" if nodes > 1 else ""), "critical")
         elif verdict == "degraded":
             ledger.warn("link_degraded", f"Measured bus bandwidth is {ratio:.0%} of expected: check NCCL_DEBUG=INFO for the transport used, PCIe ACS, and NIC/GPU affinity.",
                         f"实测总线带宽为预期的 {ratio:.0%}：请用 NCCL_DEBUG=INFO 查看实际使用的传输方式，并检查 PCIe ACS 与网卡/GPU 亲和性。")

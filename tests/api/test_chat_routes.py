@@ -239,6 +239,7 @@ def valid_request(method: str, path: str, context: dict) -> dict:
         ("POST", "/v1/chat/stream"): {"json": {"message": "什么是 NVLink？"}},
         ("GET", "/v1/conversations/{conversation_id}"): {"url": f"/v1/conversations/{context['conversation_id']}"},
         ("POST", "/v1/feedback"): {"json": {"message_id": context["message_id"], "rating": "up"}},
+        ("DELETE", "/v1/conversations/{conversation_id}"): {"url": f"/v1/conversations/{context['doomed_id']}"},
         ("GET", "/v1/sizing"): {},
         ("GET", "/v1/hardware/gpus"): {},
         ("GET", "/v1/hardware/gpus/{name}"): {"url": "/v1/hardware/gpus/h100-sxm"},
@@ -269,11 +270,13 @@ def test_every_v1_route_needs_a_key(keyed, headers) -> None:
 def test_every_v1_route_answers_with_a_key(keyed, headers) -> None:
     first = keyed.post("/v1/chat", json={"message": "What is MFU?"}, headers=headers)
     assert first.status_code == 200, first.text
-    context = {"conversation_id": first.json()["conversation_id"], "message_id": first.json()["message_id"]}
+    doomed = keyed.post("/v1/chat", json={"message": "What is FSDP?"}, headers=headers)
+    context = {"conversation_id": first.json()["conversation_id"], "message_id": first.json()["message_id"],
+               "doomed_id": doomed.json()["conversation_id"]}
     for method, path in v1_operations(keyed):
         request = valid_request(method, path, context)
         response = keyed.request(method, request.get("url", path), headers=headers, json=request.get("json"), params=request.get("params"))
-        assert response.status_code in (200, 201), (method, path, response.status_code, response.text[:300])
+        assert response.status_code in (200, 201, 204), (method, path, response.status_code, response.text[:300])
 
 
 def test_health_stays_open_and_401_speaks_the_callers_language(keyed) -> None:

@@ -32,8 +32,10 @@ PG_URL = os.environ.get("ADVISOR_TEST_DATABASE_URL")
 PG_BIN, PGDATA = os.environ.get("ADVISOR_TEST_PG_BIN"), os.environ.get("ADVISOR_TEST_PGDATA")
 CHROMA = shutil.which("chroma", path=str(Path(sys.executable).parent))
 pytestmark = [
-    pytest.mark.skipif(not (PG_URL and PG_BIN and PGDATA),
-                       reason="ADVISOR_TEST_DATABASE_URL / ADVISOR_TEST_PGDATA are not set (CI starts PostgreSQL: scripts/test_servers.sh)"),
+    pytest.mark.skipif(
+        not (PG_URL and PG_BIN and PGDATA),
+        reason="ADVISOR_TEST_DATABASE_URL / ADVISOR_TEST_PGDATA are not set (CI starts PostgreSQL: scripts/test_servers.sh)",
+    ),
     pytest.mark.slow,
 ]
 QUESTION = {"message": "训练到一半断电了怎么办？"}
@@ -57,8 +59,12 @@ class ChromaServer:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> None:
-        self.process = subprocess.Popen([CHROMA, "run", "--path", str(self.path), "--host", "127.0.0.1", "--port", str(self.port)],
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "ANONYMIZED_TELEMETRY": "False"})
+        self.process = subprocess.Popen(
+            [CHROMA, "run", "--path", str(self.path), "--host", "127.0.0.1", "--port", str(self.port)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},
+        )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
@@ -102,8 +108,13 @@ def pg_url() -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory, knowledge_copy, chroma, pg_url) -> Iterator[TestClient]:
-    settings = Settings(data_dir=tmp_path_factory.mktemp("servers-data"), knowledge_dir=knowledge_copy, environment="test",
-                        chroma_url=chroma.url, database_url=pg_url)
+    settings = Settings(
+        data_dir=tmp_path_factory.mktemp("servers-data"),
+        knowledge_dir=knowledge_copy,
+        environment="test",
+        chroma_url=chroma.url,
+        database_url=pg_url,
+    )
     runtime = Runtime(settings)
     runtime.open_index()  # ingests into the Chroma server
     yield TestClient(create_app(runtime=runtime), raise_server_exceptions=False)

@@ -39,8 +39,15 @@ def runtime(module_data_dir: Path):
 
 
 def assistant_with(runtime: Runtime, server, **limits) -> Assistant:
-    settings = Settings(data_dir=runtime.settings.data_dir, environment="test", api_keys=[], llm_provider="openai",
-                        llm_base_url=f"{server.url}/v1", llm_model="double", **limits)
+    settings = Settings(
+        data_dir=runtime.settings.data_dir,
+        environment="test",
+        api_keys=[],
+        llm_provider="openai",
+        llm_base_url=f"{server.url}/v1",
+        llm_model="double",
+        **limits,
+    )
     return Assistant(runtime.catalog, runtime.index, runtime.assistant.store, writer=build_writer(settings))
 
 

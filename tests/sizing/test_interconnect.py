@@ -87,5 +87,19 @@ def test_nccl_verdicts(size, measured, verdict, warning) -> None:
 
 
 def test_multi_node_expectation_is_the_network(size) -> None:
+    # Eight 400 Gb/s NICs per node (50 GB/s each at 90%) against NVLink 450 GB/s at 80%: the smaller, 360 GB/s.
     r = size("nccl-expected", gpu="h100", gpus=64)
-    assert r.nodes == 8 and r.expected_busbw_gbps.typical == pytest.approx(50 * 0.9)
+    assert r.nodes == 8 and r.expected_busbw_gbps.typical == pytest.approx(min(8 * 50 * 0.9, 450 * 0.8))
+
+
+def test_a_node_with_one_working_nic_fails_the_multi_node_check(size) -> None:
+    # The single-link figure (about 45 GB/s) would pass a node whose other seven NICs are down.
+    r = size("nccl-expected", gpu="h100", gpus=16, measured_busbw_gbps=45)
+    assert r.verdict == "broken" and "link_broken" in {w.code for w in r.work.warnings}
+    fewer = size("nccl-expected", gpu="h100", gpus=16, nics_per_node=1)
+    assert fewer.expected_busbw_gbps.typical == pytest.approx(50 * 0.9)
+
+
+def test_ethernet_defaults_to_one_port_per_node(size) -> None:
+    r = size("nccl-expected", gpu="h100", gpus=16, inter_fabric="ethernet-100")
+    assert r.expected_busbw_gbps.typical == pytest.approx(12.5 * 0.5)

@@ -39,7 +39,7 @@ def test_every_intent_has_a_handler_and_a_policy(registry):
     for name, spec in registry.intents.items():
         assert spec.handler in HANDLERS, (name, spec.handler)
         assert spec.follow_up in ("workload", "context", "none")
-    assert registry.handler("spec") == "faq"  # until a catalog-spec handler exists
+    assert registry.handler("spec") == "spec"  # catalog facts, not knowledge passages
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])

@@ -66,8 +66,8 @@ def test_a_catalog_name_keeps_an_odd_question_in_scope(understander):
     assert understander.understand("H100 呢").intent != "out_of_scope"
 
 
-def test_spec_is_routed_to_the_faq_handler_until_it_has_its_own(understander):
-    assert understander.handler("spec") == "faq"
+def test_spec_has_its_own_handler(understander):
+    assert understander.handler("spec") == "spec"
     assert understander.handler("sizing") == "sizing"
 
 

@@ -55,7 +55,8 @@ def gpu_name(catalog: Catalog, gpu_id: str | None) -> str:
 
 
 def model_name(catalog: Catalog, model: str) -> str:
-    return catalog.models[model].name if model in catalog.models else model
+    # A model given only by size is shown by its size in every language; the work block says its shape was estimated.
+    return catalog.models[model].name if model in catalog.models else model.removesuffix(" (estimated shape)")
 
 
 def blocks(result: SizingResult, lang: str, catalog: Catalog, *, lead: bool = True) -> list[Block]:

@@ -4,14 +4,19 @@ from collections.abc import Callable
 
 from service.assistant.handlers.base import Context, Draft
 from service.assistant.handlers.claims import claim_check
+from service.assistant.handlers.consulting import consulted
 from service.assistant.handlers.diagnostics import diagnostics
 from service.assistant.handlers.knowledge import faq, out_of_scope, preflight, smalltalk
+from service.assistant.handlers.spec import spec
 from service.assistant.handlers.workload import cloud_vs_onprem, compare, recommend, sizing_answer
 
 HANDLERS: dict[str, Callable[[Context], Draft]] = {
     "faq": faq,
-    "sizing": sizing_answer,
-    "recommend": recommend,
+    "spec": spec,
+    # Sizing and recommendations consult before they compute: fit questions weigh every method,
+    # budget words steer to PEFT, pre-training without data assumes compute-optimal tokens.
+    "sizing": consulted(sizing_answer),
+    "recommend": consulted(recommend),
     "compare": compare,
     "cloud_vs_onprem": cloud_vs_onprem,
     "claim_check": claim_check,

@@ -8,6 +8,8 @@ from service.assistant.compose import extract, sizing
 from service.assistant.compose.fmt import money, num
 from service.assistant.compose.work import assumptions, warnings
 from service.assistant.handlers.base import Context, Draft
+from service.assistant import consult
+from service.assistant.handlers.knowledge import faq
 from service.contract import BulletsBlock, Clarification, LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
 from service.sizing.cost import cheapest_instance
 
@@ -42,6 +44,9 @@ def clarify_model(ctx: Context) -> Draft:
 def recommend(ctx: Context) -> Draft:
     s = ctx.slots
     if not (s.model or s.params_b):
+        # A configuration depends on the model; questions about clusters, storage or networks do not.
+        if s.gpus or s.nodes or consult._cues()["no_model_needed"].search(ctx.text):
+            return faq(ctx)
         return clarify_model(ctx)
     task, note = _task(ctx)
     payload = {

@@ -11,7 +11,8 @@ metadata = MetaData()
 Json = JSON().with_variant(JSONB(), "postgresql")
 
 conversations = Table(
-    "conversations", metadata,
+    "conversations",
+    metadata,
     Column("id", Text, primary_key=True),
     Column("created_at", Float, nullable=False),
     Column("updated_at", Float, nullable=False),
@@ -21,7 +22,8 @@ conversations = Table(
     Column("conversation_key", Text),
 )
 messages = Table(
-    "messages", metadata,
+    "messages",
+    metadata,
     Column("id", Text, primary_key=True),
     Column("conversation_id", Text, ForeignKey("conversations.id", ondelete="CASCADE"), nullable=False),
     Column("seq", Integer, nullable=False),
@@ -32,7 +34,8 @@ messages = Table(
     Column("channel", Text),
 )
 feedback = Table(
-    "feedback", metadata,
+    "feedback",
+    metadata,
     Column("id", Text, primary_key=True),
     Column("message_id", Text, ForeignKey("messages.id", ondelete="CASCADE"), nullable=False),
     Column("rating", Text, CheckConstraint("rating IN ('up', 'down')"), nullable=False),

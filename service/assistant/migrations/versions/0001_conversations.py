@@ -30,8 +30,14 @@ def upgrade() -> None:
     # Retention deletes by age.
     op.create_index("conversations_by_updated_at", "conversations", ["updated_at"])
     # One conversation per (owner, key); '' stands for "no owner" so NULL owners collide too.
-    op.create_index("conversations_by_key", "conversations", [sa.text("COALESCE(owner, '')"), "conversation_key"], unique=True,
-                    postgresql_where=sa.text("conversation_key IS NOT NULL"), sqlite_where=sa.text("conversation_key IS NOT NULL"))
+    op.create_index(
+        "conversations_by_key",
+        "conversations",
+        [sa.text("COALESCE(owner, '')"), "conversation_key"],
+        unique=True,
+        postgresql_where=sa.text("conversation_key IS NOT NULL"),
+        sqlite_where=sa.text("conversation_key IS NOT NULL"),
+    )
     op.create_table(
         "messages",
         sa.Column("id", sa.Text, primary_key=True),

@@ -1,0 +1,201 @@
+"""Sizing that consults: what happens before and around the literal calculation.
+
+`consulted(handler)` wraps the sizing and recommendation handlers:
+- a fit question ("can a 4090 fine-tune Llama 3 8B", "70B 推理一张 H100 放得下吗") evaluates
+  every method (full, LoRA, QLoRA) or weight format (16-bit, FP8, INT8, INT4) and leads with
+  the one that fits;
+- pre-training with no token count assumes compute-optimal data (Chinchilla) and, with no
+  deadline and no cluster size, shows cluster sizes against time;
+- budget words steer to PEFT on one card; a user count becomes a concurrency assumption and
+  the answer names the serving engines;
+each assumption is stated in a notice after the lead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from service.assistant import consult
+from service.assistant.compose.fmt import big, duration, gib, num, pct
+from service.assistant.handlers.base import Context, Draft
+from service.assistant import claim_checks, followup
+from service.assistant.handlers.claims import claim_check
+from service.assistant.handlers.workload import recommend, sizing_answer
+from service.assistant.messages import say
+from service.contract import LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
+
+DEFAULT_GPU = "h100-sxm"
+ASK_NEEDS = {"deadline": "deadline_hours"}  # sizing asks that cannot be answered without this slot
+FIT_WORDS = {"fits": ("fits", "放得下"), "tight": ("fits, tightly", "勉强放得下"), "does_not_fit": ("does not fit", "放不下")}
+
+
+def consulted(handler: Callable[[Context], Draft]) -> Callable[[Context], Draft]:
+    def consult_then(ctx: Context) -> Draft:
+        s = ctx.slots
+        if handler is not sizing_answer and s.weights and (s.task == "inference" or _is("serving", ctx.text)):
+            # "那换成INT4呢": a quantised serving plan is the inference calculation with those weights.
+            ctx.understanding = ctx.understanding.model_copy(update={"ask": "inference"})
+            _set_slots(ctx, task="inference")
+            return sizing_answer(ctx)
+        if claim_checks.classify(ctx.text, s, ctx.catalog) == "network":
+            return claim_check(ctx)  # "100G 以太网够不够跑 70B" is a check of the network, whatever the wording
+        answer_with = handler
+        if handler is sizing_answer and ctx.understanding.ask in ASK_NEEDS and getattr(s, ASK_NEEDS[ctx.understanding.ask]) is None:
+            answer_with = recommend  # the quantity asked for needs an input the user did not give: advise instead
+        fit = fit_question(ctx)
+        if fit is not None:
+            return fit
+        cluster = pretrain_cluster_table(ctx)
+        if cluster is not None:
+            return cluster
+        notes = _steer(ctx)
+        draft = answer_with(ctx)
+        if notes and draft.clarification is None:
+            at = 1 if draft.blocks and draft.blocks[0].type == "lead" else 0
+            draft.blocks[at:at] = notes
+        return draft
+
+    consult_then.__name__ = getattr(handler, "__name__", "consulted")
+    return consult_then
+
+
+def _is(name: str, text: str) -> bool:
+    return bool(consult._cues()[name].search(text))
+
+
+def _model_ref(ctx: Context) -> dict:
+    return {"model": ctx.slots.model, "params_b": None if ctx.slots.model else ctx.slots.params_b}
+
+
+def _params(ctx: Context) -> float | None:
+    s = ctx.slots
+    if s.model and s.model in ctx.catalog.models:
+        return ctx.catalog.models[s.model].params
+    return s.params_b * 1e9 if s.params_b else None
+
+
+def _model_name(ctx: Context) -> str:
+    s = ctx.slots
+    return ctx.catalog.models[s.model].name if s.model in ctx.catalog.models else f"{num(s.params_b or 0)}B"
+
+
+def _set_slots(ctx: Context, **values) -> None:
+    slots = ctx.slots.model_copy(update=values)
+    ctx.understanding = ctx.understanding.model_copy(update={"slots": slots})
+
+
+# -- fit questions ----------------------------------------------------------------
+def fit_question(ctx: Context) -> Draft | None:
+    s, text, lang = ctx.slots, ctx.text, ctx.lang
+    if not (s.gpu and (s.model or s.params_b) and _is("fit", text)) or s.tokens or s.deadline_hours or s.method:
+        return None
+    serving = s.task == "inference" or (s.task is None and _is("serving", text))
+    if s.weights and serving:
+        return None  # a weight format was chosen: the literal answer is the right one
+    gpus = s.gpus or 1
+    options = consult.fit_options(ctx, _model_ref(ctx), gpu=s.gpu, gpus=gpus, serving=serving, concurrency=s.concurrency or 1,
+                                  context_len=s.context_len)
+    if not options:
+        return None
+    best = consult.best_fit(options)
+    gpu = ctx.catalog.gpus[s.gpu]
+    have = gpu.memory_gb * 1e9 / 2**30
+
+    def need(option: consult.FitOption) -> float:
+        r = option.result
+        return r.per_gpu_total_gib if serving else r.per_gpu.total_gib
+
+    label = {o.option: say(f"consult.method.{o.option}", lang) for o in options}
+    if best is None:
+        lead = say("consult.fit_none", lang, gpus=gpus, gpu=gpu.name, option=label[options[-1].option], need=num(need(options[-1])), gb=num(gpu.memory_gb), have=num(have))
+    else:
+        lead = say("consult.fit_yes", lang, option=label[best.option], need=num(need(best)), gpu=gpu.name, gb=num(gpu.memory_gb), have=num(have))
+        if best is not options[0]:
+            lead += " " + say("consult.fit_not_first", lang, first=label[options[0].option], first_need=num(need(options[0])), option=label[best.option])
+    columns = [TableColumn(key="option", label=say("consult.fit_table_option", lang)),
+               TableColumn(key="memory", label=say("consult.fit_table_memory", lang), unit="GiB", align="right"),
+               TableColumn(key="fit", label=say("consult.fit_table_fit", lang))]
+    rows = [[TableCell(text=label[o.option]), TableCell(text=gib(need(o)), value=need(o)),
+             TableCell(text=FIT_WORDS[o.fit][1 if lang == "zh" else 0])] for o in options]
+    blocks = [LeadBlock(text=lead), TableBlock(columns=columns, rows=rows)]
+    if serving:
+        blocks += _gqa(ctx) + [ParagraphBlock(text=say("consult.serving_stack", lang))]
+    chosen = best or options[-1]
+    topics = ["inference"] if serving else ["peft", "memory"]
+    return Draft(blocks=blocks, hits=ctx.retrieve(k=2, topics=topics), works=[(chosen.result.tool, chosen.result.work)],
+                 follow_ups=[ctx.t("What configuration would you recommend for this?", "这个任务推荐什么配置？"),
+                             ctx.t("How long would the fine-tune take?", "微调大概要多久？") if not serving else
+                             ctx.t("How many users can it serve?", "能支撑多少并发？")])
+
+
+# -- pre-training with no data size -------------------------------------------------
+def pretrain_cluster_table(ctx: Context) -> Draft | None:
+    s, lang = ctx.slots, ctx.lang
+    pretraining = s.task == "pretrain" or (s.task is None and _is("from_scratch", ctx.text))
+    params = _params(ctx)
+    if not pretraining or params is None or s.tokens or s.samples or s.deadline_hours or s.gpus or s.nodes or s.budget:
+        return None
+    tokens = consult.compute_optimal_tokens(params)
+    gpu = s.gpu or DEFAULT_GPU
+    rows_data = consult.cluster_table(ctx, _model_ref(ctx), tokens=tokens, gpu=gpu)
+    if not rows_data:
+        return None
+    model, gpu_name = _model_name(ctx), ctx.catalog.gpus[gpu].name
+    first_gpus, first = rows_data[0]
+    columns = [TableColumn(key="gpus", label=say("consult.cluster_gpus", lang), align="right"),
+               TableColumn(key="time", label=say("consult.cluster_time", lang), unit="hours", align="right"),
+               TableColumn(key="gpu_hours", label=say("consult.cluster_gpu_hours", lang), align="right")]
+    rows = [[TableCell(text=f"{n:,}", value=n), TableCell(text=duration(r.hours.typical, lang), value=r.hours.typical),
+             TableCell(text=big(r.gpu_hours.typical, lang), value=r.gpu_hours.typical)] for n, r in rows_data]
+    blocks = [
+        LeadBlock(text=say("consult.cluster_lead", lang, model=model, tokens=big(tokens, lang), time=duration(first.hours.typical, lang),
+                           gpus=first_gpus, gpu=gpu_name)),
+        NoticeBlock(kind="assumption", text=say("consult.chinchilla", lang, tokens=big(tokens, lang), model=model)),
+        TableBlock(columns=columns, rows=rows),
+        ParagraphBlock(text=say("consult.cluster_advice", lang)),
+    ]
+    ctx.record("compute-optimal-data", {"params": params, "tokens_per_param": consult.TOKENS_PER_PARAM}, {"tokens": tokens})
+    _set_slots(ctx, tokens=tokens, task="pretrain")
+    last = rows_data[-1][1]
+    return Draft(blocks=blocks, hits=ctx.retrieve(k=2, topics=["parallelism", "reliability"]), works=[(last.tool, last.work)],
+                 follow_ups=[ctx.t("How many GPUs to finish in 30 days?", "30 天内完成需要多少张卡？"),
+                             ctx.t("What would it cost?", "大概要花多少钱？")])
+
+
+# -- steering: budget words, users, serving engines ---------------------------------------
+def _steer(ctx: Context) -> list:
+    s, lang, text = ctx.slots, ctx.lang, ctx.text
+    notes: list = []
+    for key, pattern, _ in followup.RELATIVE:
+        if pattern.search(text) and getattr(s, key) is None:
+            # "如果预算只有一半呢" with no budget on record: nothing to halve; say so instead of repeating silently.
+            notes.append(NoticeBlock(kind="info", text=say(f"consult.relative_unset.{key}", lang)))
+    stage = consult.stage(text)
+    params = _params(ctx)
+    if stage == "budget" and s.task in (None, "fine-tune") and not s.method and params:
+        method = "qlora" if params >= 12e9 else "lora"
+        _set_slots(ctx, method=method, task="fine-tune")
+        notes.append(NoticeBlock(kind="assumption", text=say("consult.budget", lang, method=say(f"consult.method.{method}", lang))))
+    serving = s.task == "inference" or (s.task is None and _is("serving", text))
+    users = consult.users_in(text)
+    if serving and users and not s.concurrency:
+        concurrency = consult.concurrency_for_users(users)
+        _set_slots(ctx, concurrency=concurrency, task="inference")
+        ctx.record("concurrency-from-users", {"users": users, "peak_active_share": consult.PEAK_ACTIVE_SHARE}, {"concurrency": concurrency})
+        notes.append(NoticeBlock(kind="assumption", text=say("consult.users", lang, concurrency=concurrency, share=pct(consult.PEAK_ACTIVE_SHARE),
+                                                              users=f"{users:,}")))
+    if serving and (s.model or s.params_b):
+        notes += _gqa(ctx)
+        notes.append(ParagraphBlock(text=say("consult.serving_stack", lang)))
+    return notes
+
+
+def _gqa(ctx: Context) -> list:
+    model = ctx.catalog.models.get(ctx.slots.model or "")
+    if model is None or model.kv_heads >= model.attention_heads:
+        return []
+    ctx.record("catalog-lookup", {"model": model.id}, {"kv_heads": model.kv_heads, "attention_heads": model.attention_heads,
+                                                       "kv_reduction": model.attention_heads / model.kv_heads})
+    return [ParagraphBlock(text=say("consult.gqa", ctx.lang, model=model.name, kv_heads=model.kv_heads, heads=model.attention_heads,
+                                    ratio=num(model.attention_heads / model.kv_heads)))]
+

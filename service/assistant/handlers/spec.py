@@ -1,0 +1,63 @@
+"""Spec answers: a hardware fact read from the catalog entry, cited to the GPU's spec card.
+
+"H100 SXM 显存带宽多少" and "how fast is the HBM on an H100" need no model and no tool: the
+catalog has the figure with its source. Questions naming no GPU fall back to the FAQ.
+"""
+
+from __future__ import annotations
+
+import re
+
+from service.assistant.compose.fmt import num
+from service.assistant.handlers.base import Context, Draft
+from service.assistant.handlers.knowledge import faq
+from service.assistant.messages import say
+from service.assistant.spec_facts import asked_attributes, facts
+from service.contract import LeadBlock, NoticeBlock, TableBlock, TableCell, TableColumn
+from service.retrieval.cards import gpu_card_id
+
+MAX_GPUS = 3
+
+
+def spec(ctx: Context) -> Draft:
+    s = ctx.slots
+    gpu_ids = list(dict.fromkeys([*([s.gpu] if s.gpu else []), *(s.compare_gpus or [])]))[:MAX_GPUS]
+    if not gpu_ids:
+        return faq(ctx)
+    attributes = asked_attributes(ctx.text)
+    lang = ctx.lang
+    sep = "；" if lang == "zh" else "; "
+    leads, rows = [], []
+    for gpu_id in gpu_ids:
+        gpu = ctx.catalog.gpus[gpu_id]
+        found = facts(gpu, attributes, lang)
+        leads.append(say("spec.lead", lang, gpu=gpu.name, facts=sep.join(f"{f.label} {f.text}" for f in found[:3])))
+        rows += [[TableCell(text=gpu.name), TableCell(text=f.label), TableCell(text=f.text, value=f.value)] for f in found]
+        # Every figure shown (including halves and unit conversions of catalog values) is recorded as looked up.
+        shown = [float(x.replace(",", "")) for f in found for x in re.findall(r"\d[\d,]*(?:\.\d+)?", f.text)]
+        ctx.record("catalog-lookup", {"gpu": gpu.id, "attributes": attributes},
+                   {"values": {f"{f.attribute}:{f.label}": f.value for f in found if f.value is not None}, "figures": shown})
+    columns = [TableColumn(key="gpu", label="GPU"), TableColumn(key="item", label=say("spec.item", lang)),
+               TableColumn(key="value", label=say("spec.value", lang), align="right")]
+    blocks = [LeadBlock(text=" ".join(leads)), TableBlock(columns=columns, rows=rows)]
+    if "compute" in attributes:
+        blocks.append(NoticeBlock(kind="info", text=say("spec.note_dense", lang)))
+    first = ctx.catalog.gpus[gpu_ids[0]]
+    blocks.append(NoticeBlock(kind="info", text=say("spec.source", lang, gpu=first.name, checked=first.checked.isoformat())))
+    hits = _cards(ctx, gpu_ids)
+    return Draft(blocks=blocks, hits=hits, follow_ups=[say("spec.follow_compare", lang, gpu=first.name),
+                                                       say("spec.follow_fit", lang, gpu=first.name, memory=num(first.memory_gb))])
+
+
+def _cards(ctx: Context, gpu_ids: list[str]) -> list:
+    """The spec cards of the GPUs asked about, as citations."""
+    wanted = {gpu_card_id(ctx.catalog.gpus[g]) for g in gpu_ids}
+    names = " ".join(ctx.catalog.gpus[g].name for g in gpu_ids)
+    hits = ctx.retrieve(f"{names} specifications 规格", k=8, topics=["hardware"])
+    seen: set[str] = set()
+    cards = []
+    for hit in hits:
+        if hit.doc_id in wanted and hit.doc_id not in seen:
+            seen.add(hit.doc_id)
+            cards.append(hit)
+    return cards
