@@ -14,11 +14,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cache
-from pathlib import Path
 
-import yaml
 
+from service.assistant import cues
 from service.assistant.compose.fmt import big, duration, duration_band, num, pct
 from service.assistant.messages import say
 from service.assistant.numbers import parse_number
@@ -26,7 +24,6 @@ from service.assistant.slots import NUM, Slots
 from service.catalog import Catalog
 
 KINDS = ("time", "throughput", "speedup", "feature", "network", "latency", "memory")
-CUES_FILE = Path(__file__).parent / "claim_cues.yaml"
 TOKENS_PER_STEP = 4 * 1024 * 1024  # a 4M-token global batch, as in Llama 2/3 pre-training
 SAMPLES_PER_S = re.compile(
     rf"{NUM}\s*(?:多)?\s*(?:个|条)?\s*(?:训练)?\s*(?:样本|samples?)\s*(?:/\s*s|每秒|per second|/sec)|"
@@ -37,14 +34,8 @@ FACTOR = re.compile(r"(\d+(?:\.\d+)?)\s*(?:x|×|倍)(?![a-z])", re.I)
 LINK_GBIT = re.compile(r"(\d{2,3})\s*(?:g|gb|gbe|gbps|gbit|gb/s|g网|g以太网)?(?![0-9])", re.I)
 
 
-@cache
-def _cues() -> dict[str, re.Pattern[str]]:
-    data = yaml.safe_load(CUES_FILE.read_text(encoding="utf-8"))
-    return {name: re.compile("|".join(words), re.I) for name, words in data.items()}
-
-
 def cue(name: str, text: str) -> bool:
-    return bool(_cues()[name].search(text))
+    return cues.matches("claim_cues.yaml", name, text)
 
 
 @dataclass

@@ -13,12 +13,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
-from pathlib import Path
 
-import yaml
+from service.assistant import cues
 
-CUES_FILE = Path(__file__).parent / "consult_cues.yaml"
+
 TOKENS_PER_PARAM = 20  # Hoffmann et al. 2022 (Chinchilla): compute-optimal data is ~20 tokens per parameter
 PEAK_ACTIVE_SHARE = 0.1  # share of users with a request in flight at the busiest time
 TRAINING_METHODS = ("full", "lora", "qlora")
@@ -27,17 +25,15 @@ CLUSTER_SIZES = (8, 64, 256, 1024)
 USERS = re.compile(r"(\d[\d,]*)\s*(?:个|名|位)?\s*(?:users?|用户|人(?:同时)?(?:在用|使用)?|客户|people|employees|员工)", re.I)
 
 
-@cache
-def _cues() -> dict[str, re.Pattern[str]]:
-    data = yaml.safe_load(CUES_FILE.read_text(encoding="utf-8"))
-    return {name: re.compile("|".join(words), re.I) for name, words in data.items()}
+def cue(name: str, text: str) -> bool:
+    return cues.matches("consult_cues.yaml", name, text)
 
 
 def stage(text: str) -> str | None:
     """'budget', 'production' or None, from the words the user chose."""
-    if _cues()["budget"].search(text):
+    if cue("budget", text):
         return "budget"
-    if _cues()["production"].search(text):
+    if cue("production", text):
         return "production"
     return None
 

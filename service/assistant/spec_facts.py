@@ -8,28 +8,19 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
-from pathlib import Path
 
-import yaml
 
+from service.assistant import cues
 from service.assistant.compose.fmt import num
 from service.assistant.messages import say
 from service.catalog.models import GpuSpec
 
-CUES_FILE = Path(__file__).parent / "spec_cues.yaml"
 DEFAULT_ATTRIBUTES = ("memory", "bandwidth", "compute", "nvlink")
-
-
-@cache
-def _cues() -> dict[str, re.Pattern[str]]:
-    data = yaml.safe_load(CUES_FILE.read_text(encoding="utf-8"))
-    return {name: re.compile("|".join(words), re.I) for name, words in data.items()}
 
 
 def asked_attributes(text: str) -> list[str]:
     """The attributes the question names, in catalog order; the main four when it names none."""
-    found = [name for name, pattern in _cues().items() if pattern.search(text)]
+    found = [name for name, pattern in cues.patterns("spec_cues.yaml").items() if pattern.search(text)]
     if "bandwidth" in found and "memory" in found and not re.search(r"多大|多少g|容量|capacity|how much memory|size", text, re.I):
         found.remove("memory")  # "显存带宽" names memory only as the kind of bandwidth
     return found or list(DEFAULT_ATTRIBUTES)

@@ -2,7 +2,7 @@
 and say how far the claim is from the estimate, quoting the claim's own numbers.
 
 The kinds and checks live in service/assistant/claim_checks.py; a claim that fits none of
-them gets a question listing what can be checked, never another claim's verdict.
+them gets the knowledge base's answer and a list of what can be checked, never another claim's verdict.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from service.assistant.compose.work import assumptions, warnings
 from service.assistant.handlers.base import Context, Draft
 from service.assistant.handlers.knowledge import faq
 from service.assistant.messages import say
-from service.contract import BulletsBlock, Clarification, LeadBlock, NoticeBlock
+from service.contract import BulletsBlock, LeadBlock, NoticeBlock
 
 
 def claim_check(ctx: Context) -> Draft:
@@ -49,10 +49,3 @@ def _from_knowledge(ctx: Context) -> Draft:
     draft.blocks[at:at] = [NoticeBlock(kind="info", text=say("claim.unchecked", ctx.lang, kinds=kinds))]
     return draft
 
-
-def _which_claim(ctx: Context) -> Draft:
-    question = say("claim.unrecognised", ctx.lang)
-    kinds = [say(f"claim.kinds.{kind}", ctx.lang) for kind in claim_checks.KINDS]
-    suggestions = [say(f"claim.examples.{kind}", ctx.lang) for kind in ("time", "speedup", "network")]
-    return Draft(blocks=[LeadBlock(text=question), BulletsBlock(items=kinds)], show_sources=False,
-                 clarification=Clarification(question=question, suggestions=suggestions), follow_ups=suggestions)

@@ -60,7 +60,7 @@ def consulted(handler: Callable[[Context], Draft]) -> Callable[[Context], Draft]
 
 
 def _is(name: str, text: str) -> bool:
-    return bool(consult._cues()[name].search(text))
+    return consult.cue(name, text)
 
 
 def _model_ref(ctx: Context) -> dict:

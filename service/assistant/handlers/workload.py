@@ -45,7 +45,7 @@ def recommend(ctx: Context) -> Draft:
     s = ctx.slots
     if not (s.model or s.params_b):
         # A configuration depends on the model; questions about clusters, storage or networks do not.
-        if s.gpus or s.nodes or consult._cues()["no_model_needed"].search(ctx.text):
+        if s.gpus or s.nodes or consult.cue("no_model_needed", ctx.text):
             return faq(ctx)
         return clarify_model(ctx)
     task, note = _task(ctx)

@@ -1,0 +1,22 @@
+"""Cue-word files (claim_cues.yaml, consult_cues.yaml, spec_cues.yaml): named lists of
+case-insensitive regex fragments, compiled once per file."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from pathlib import Path
+
+import yaml
+
+DIRECTORY = Path(__file__).parent
+
+
+@cache
+def patterns(file: str) -> dict[str, re.Pattern[str]]:
+    data = yaml.safe_load((DIRECTORY / file).read_text(encoding="utf-8"))
+    return {name: re.compile("|".join(words), re.I) for name, words in data.items()}
+
+
+def matches(file: str, name: str, text: str) -> bool:
+    return bool(patterns(file)[name].search(text))
