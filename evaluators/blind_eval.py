@@ -32,12 +32,14 @@ CATEGORY_INTENTS: dict[str, set[str]] = {
     "sizing": {"sizing"},
     "recommend": {"recommend", "sizing"},
     "fit": {"sizing", "recommend"},
-    "inference": {"sizing", "recommend"},
+    # Serving plans are computed (sizing/recommend); latency-tuning questions (TTFT, speculative decoding) are knowledge.
+    "inference": {"sizing", "recommend", "faq"},
     "compare": {"compare"},
     "cloud_vs_onprem": {"cloud_vs_onprem"},
     "claim_check": {"claim_check"},
     "diagnostics": {"diagnostics"},
-    "preflight": {"preflight"},
+    # "What busbw should all_reduce_perf reach" is the nccl-expected tool's exact answer (issue 7: exact tools first).
+    "preflight": {"preflight", "sizing"},
     "smalltalk": {"smalltalk"},
     "out_of_scope": {"out_of_scope"},
 }

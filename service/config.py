@@ -113,6 +113,18 @@ class Settings(BaseSettings):
     log_content: bool = False
     log_format: Literal["json", "text"] = "json"
 
+    # Operator analytics (service/analytics, docs/analytics.md): every answered question is recorded with its intent,
+    # language, outcome, tools and timings; its text only when this is on (off: questions can hold confidential details).
+    store_questions: bool = False
+    # Answers whose retrieval confidence (0..1, 1 = as well matched as a typical answerable question) is below this are coverage gaps.
+    analytics_low_confidence: float = Field(default=0.85, ge=0.0, le=1.0)
+    # ...unless the question is at least this similar to an in-domain router exemplar (short, familiar questions match the index weakly).
+    analytics_familiar: float = Field(default=0.5, ge=0.0, le=1.0)
+    # Refused questions whose nearest in-domain exemplar is at least this similar are "near the domain": coverage gaps too.
+    analytics_near_domain: float = Field(default=0.3, ge=0.0, le=1.0)
+    # Gap questions at least this similar (cosine, bundled encoder) to a cluster's centre join that cluster.
+    analytics_cluster_similarity: float = Field(default=0.5, ge=0.0, le=1.0)
+
     # Optional LLM writer (never trusted with numbers).
     llm_provider: Literal["none", "openai", "ollama"] = "none"
     llm_base_url: str | None = None
@@ -149,6 +161,18 @@ class Settings(BaseSettings):
     widget_rate_limit_visitor: str = "20/minute"
     widget_rate_limit_key: str = "600/minute"
 
+    # General rate limits on /v1 and /slack (service/api/ratelimit.py), in `limits` notation, counted per worker process.
+    # Unset: on, except with ADVISOR_ENVIRONMENT=test (the test suite and `make bench` send thousands of requests from one address).
+    rate_limit_enabled: bool | None = None
+    # Per valid API key (and per Slack workspace): a digest of the key is counted, never the key.
+    rate_limit_per_key: str = "600/minute"
+    # Per client IP: bounds anonymous traffic and, as a second bound, all keyed traffic from one address
+    # (above the per-key limit, so one backend using one key can reach its key's full rate).
+    rate_limit_per_ip: str = "1200/minute"
+    # Reverse proxies in front of the advisor: 0 ignores X-Forwarded-For (a client could forge it); N takes the
+    # client IP from the N-th X-Forwarded-For entry from the right (the address the outermost trusted proxy saw).
+    trusted_proxy_hops: int = Field(default=0, ge=0, le=10)
+
     @field_validator("widget_origins", mode="after")
     @classmethod
     def _check_origins(cls, value: list[str]) -> list[str]:
@@ -157,7 +181,7 @@ class Settings(BaseSettings):
                 raise ValueError(f"'{origin}' is not an origin such as https://example.com or http://127.0.0.1:8080 (no path, no trailing /)")
         return value
 
-    @field_validator("widget_rate_limit_visitor", "widget_rate_limit_key", mode="after")
+    @field_validator("widget_rate_limit_visitor", "widget_rate_limit_key", "rate_limit_per_key", "rate_limit_per_ip", mode="after")
     @classmethod
     def _check_rate_limit(cls, value: str) -> str:
         from limits import parse
@@ -222,6 +246,10 @@ class Settings(BaseSettings):
                     "a secret is still a placeholder value; set a real one before running in production"
                 )
         return self
+
+    @property
+    def rate_limits_on(self) -> bool:
+        return self.rate_limit_enabled if self.rate_limit_enabled is not None else self.environment != "test"
 
     @property
     def api_key_values(self) -> list[str]:

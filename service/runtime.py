@@ -23,9 +23,23 @@ if TYPE_CHECKING:
 log = logging.getLogger("advisor.runtime")
 
 
+def single_threaded_blas() -> None:
+    """One BLAS thread per process.
+
+    A search multiplies one vector by a few thousand rows: far too little work to share, and
+    OpenBLAS's spinning pool turned that 1.5 ms into about 50 ms whenever the 2 cores were busy
+    with other requests. Parallelism comes from the server's threads and workers instead.
+    """
+    import numpy  # noqa: F401 — threadpoolctl only limits libraries already loaded
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1, user_api="blas")
+
+
 class Runtime:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        single_threaded_blas()
         # Loading the catalog validates it: a bad entry stops start-up here.
         self.catalog: Catalog = default_catalog(settings.knowledge_dir)
         self._index: KnowledgeIndex | None = None
@@ -41,6 +55,8 @@ class Runtime:
         self._store = None
         self._store_lock = threading.Lock()  # not self._lock: that one is held through a whole first ingest
         self._sweeper = None
+        self._analytics = None
+        self._analytics_lock = threading.Lock()
 
     # -- knowledge index -----------------------------------------------------
     def open_index(self) -> KnowledgeIndex:
@@ -99,8 +115,12 @@ class Runtime:
 
                 # Built once: its exemplar matrix is embedded on first use and cached under data_dir by content hash.
                 understander = RoutedUnderstander(self.catalog, cache_dir=self.settings.data_dir / "understanding")
+                from service.analytics.recorder import Recorder
+
+                recorder = Recorder(self.analytics_store, store_questions=self.settings.store_questions)
                 self._assistant = Assistant(self.catalog, _LazyIndex(self), self._store, writer=self.writer,
-                                            max_message_chars=self.settings.max_message_chars, secrets=tuple(secrets), understander=understander)
+                                            max_message_chars=self.settings.max_message_chars, secrets=tuple(secrets), understander=understander,
+                                            recorder=recorder)
             return self._assistant
 
     @property
@@ -119,8 +139,24 @@ class Runtime:
                     from service.assistant.store import SqliteConversationStore
 
                     self._store = SqliteConversationStore(self.settings.sqlite_path)
-                self._sweeper = RetentionSweeper(self._store, self.settings.retention_days).start()
+                self._sweeper = RetentionSweeper(self._store, self.settings.retention_days, also=(self.analytics_store,)).start()
             return self._store
+
+    @property
+    def analytics_store(self):
+        """Question records (service/analytics): a table in the conversation database, SQLite or PostgreSQL.
+        Built after the conversation store, whose start-up runs the PostgreSQL migrations that create the table."""
+        with self._analytics_lock:
+            if self._analytics is None:
+                if self.settings.server_database_url:
+                    from service.analytics.store_sql import SqlAnalyticsStore
+
+                    self._analytics = SqlAnalyticsStore(self.settings.server_database_url)
+                else:
+                    from service.analytics.store import SqliteAnalyticsStore
+
+                    self._analytics = SqliteAnalyticsStore(self.settings.sqlite_path)
+            return self._analytics
 
     @property
     def advisor(self) -> Advisor:
@@ -136,6 +172,9 @@ class Runtime:
             self._store.close()
             self._store = None
             self._assistant = None
+        if self._analytics is not None:
+            self._analytics.close()
+            self._analytics = None
 
 
 class _LazyIndex:

@@ -10,8 +10,9 @@ from fastapi import FastAPI
 
 from service.api.auth import ApiKeyMiddleware
 from service.api.errors import document_error_responses, install_error_handlers
-from service.api.middleware import BodyLimitMiddleware, RequestContextMiddleware
-from service.api.routes import chat, hardware, health, knowledge, sizing
+from service.api.middleware import BodyLimitMiddleware, ForwardedClientMiddleware, RequestContextMiddleware
+from service.api.ratelimit import RateLimitMiddleware
+from service.api.routes import admin, chat, hardware, health, knowledge, sizing
 from service.api.routes.widget import install_widget
 from service.api.security import SecurityHeadersMiddleware
 from service.channels.slack import mount_slack
@@ -43,15 +44,22 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
     app.state.runtime = runtime
     install_error_handlers(app)
     app.include_router(health.router)
-    for router in (chat.router, sizing.router, hardware.router, knowledge.router):
+    for router in (chat.router, sizing.router, hardware.router, knowledge.router, admin.router):
         app.include_router(router, prefix="/v1")
+    app.include_router(admin.pages)  # /admin: the analytics page (static; its data needs the admin key)
     mount_slack(app, runtime)  # /slack/* only when the Slack token and signing secret are set
-    app.add_middleware(ApiKeyMiddleware, keys=runtime.settings.api_key_values)
+    # /v1/admin/* takes admin keys, checked by its own dependency (AdminDep), which is closed whenever any key is set.
+    app.add_middleware(ApiKeyMiddleware, keys=runtime.settings.api_key_values, exempt=("/v1/admin/",))
+    if runtime.settings.rate_limits_on:
+        # Outside the key check (401s count against their IP), inside CORS (a 429 carries the CORS headers the widget reads).
+        app.add_middleware(RateLimitMiddleware, settings=runtime.settings)
     install_widget(app, runtime.settings)  # /widget.js, /demo; CORS and widget keys run before the API-key check
     # Added last = outermost: the body limit refuses before anything reads a body; the request context
     # (X-Request-ID, metrics, access log) sees every response, including 401, 413 and 429.
     app.add_middleware(BodyLimitMiddleware, max_bytes=runtime.settings.max_body_bytes)
     app.add_middleware(SecurityHeadersMiddleware)
     app.add_middleware(RequestContextMiddleware)
+    if runtime.settings.trusted_proxy_hops:
+        app.add_middleware(ForwardedClientMiddleware, hops=runtime.settings.trusted_proxy_hops)  # outermost: every layer sees one client IP
     document_error_responses(app)
     return app

@@ -40,13 +40,15 @@ def key_is_valid(presented: str | None, keys: list[str]) -> bool:
 
 
 class ApiKeyMiddleware:
-    def __init__(self, app: ASGIApp, *, keys: list[str], prefix: str = "/v1") -> None:
-        self.app, self.keys, self.prefix = app, keys, prefix
+    def __init__(self, app: ASGIApp, *, keys: list[str], prefix: str = "/v1", exempt: tuple[str, ...] = ()) -> None:
+        # exempt: path prefixes guarded by a stricter check of their own (admin routes: require_admin).
+        self.app, self.keys, self.prefix, self.exempt = app, keys, prefix, exempt
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         # A request admitted by a publishable widget key (service/api/widget_access.py) needs no API key.
         widget = scope.get("state", {}).get("widget")
-        if scope["type"] != "http" or not self.keys or not scope["path"].startswith(self.prefix) or widget:
+        if scope["type"] != "http" or not self.keys or not scope["path"].startswith(self.prefix) or widget \
+                or (self.exempt and scope["path"].startswith(self.exempt)):
             await self.app(scope, receive, send)
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}

@@ -134,6 +134,13 @@ def _error_content(description: str) -> dict[str, Any]:
     return {"description": description, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}}
 
 
+_RATE_LIMITED = {
+    **_error_content("too many requests: per API key (ADVISOR_RATE_LIMIT_PER_KEY) or per client IP (ADVISOR_RATE_LIMIT_PER_IP); "
+                     "error `rate_limited`, with `retry_after_s`"),
+    "headers": {"Retry-After": {"description": "seconds to wait before retrying", "schema": {"type": "integer", "minimum": 1}}},
+}
+
+
 def _sse_event(data_schema: dict[str, Any] | None) -> dict[str, Any]:
     """One server-sent event as clients parse it: an event name and a data line whose JSON text has `data_schema`."""
     data: dict[str, Any] = {"type": "string"}
@@ -192,6 +199,10 @@ def document_error_responses(app: FastAPI) -> None:
                 for status in ("404", "503"):
                     if status in responses and "content" not in responses[status]:
                         responses[status] = _error_content(responses[status].get("description", "error"))
+        for path, path_item in schema.get("paths", {}).items():
+            if path.startswith("/v1/"):  # the routes service/api/ratelimit.py limits
+                for operation in path_item.values():
+                    operation.setdefault("responses", {}).setdefault("429", _RATE_LIMITED)
         for unused in ("HTTPValidationError", "ValidationError"):
             components.pop(unused, None)
         app.openapi_schema = schema

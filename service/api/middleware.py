@@ -1,5 +1,5 @@
-"""HTTP hygiene as plain ASGI middleware: a request-body limit, and the request context
-(X-Request-ID in and out, per-route metrics, an access log line without query strings).
+"""HTTP hygiene as plain ASGI middleware: a request-body limit, the request context (X-Request-ID in and
+out, per-route metrics, an access log line without query strings) and the client address behind proxies.
 
 Plain ASGI rather than BaseHTTPMiddleware: streaming (SSE) responses pass through untouched
 and nothing is buffered.
@@ -25,7 +25,8 @@ _TOO_LARGE = {
 }
 
 
-def _language(scope: Scope) -> str:
+def language_of(scope: Scope) -> str:
+    """zh for ?lang=zh or Accept-Language: zh*, else en (the error language of responses sent before FastAPI runs)."""
     if b"lang=zh" in scope.get("query_string", b""):
         return "zh"
     for name, value in scope.get("headers", []):
@@ -51,7 +52,7 @@ class BodyLimitMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        language = _language(scope)
+        language = language_of(scope)
         for name, value in scope.get("headers", []):
             if name == b"content-length":
                 try:
@@ -151,3 +152,37 @@ class RequestContextMiddleware:
             access_log.info("%s %s %s", scope.get("method", ""), route, status, extra={
                 "method": scope.get("method", ""), "route": route, "status": status, "channel": channel,
                 "duration_ms": round(seconds * 1000, 2)})
+
+
+def forwarded_client(headers: list[tuple[bytes, bytes]], hops: int) -> tuple[str | None, str | None]:
+    """(client IP, scheme) as the outermost of `hops` trusted proxies saw them, or None where the headers do not say.
+
+    Each proxy appends the address it received from, so the entries a client wrote itself are on the left:
+    only the `hops`-th entry from the right was written by a proxy we trust.
+    """
+    def entries(name: bytes) -> list[str]:
+        joined = ",".join(v.decode("latin-1") for k, v in headers if k == name)  # a repeated header is one list
+        return [e.strip() for e in joined.split(",") if e.strip()]
+
+    forwarded, proto = entries(b"x-forwarded-for"), entries(b"x-forwarded-proto")
+    ip = (forwarded[-hops] if len(forwarded) >= hops else forwarded[0]) if forwarded else None
+    scheme = proto[-1].lower() if proto and proto[-1].lower() in ("http", "https") else None
+    return ip, scheme
+
+
+class ForwardedClientMiddleware:
+    """With ADVISOR_TRUSTED_PROXY_HOPS > 0: the client IP (and scheme) from X-Forwarded-For/-Proto, for every layer inside
+    (rate limits, the widget's per-visitor limit). Outermost, so all of them see one address; uvicorn's own proxy-header
+    handling is off (`advisor serve`), so this setting alone decides whether the header is believed."""
+
+    def __init__(self, app: ASGIApp, *, hops: int) -> None:
+        self.app, self.hops = app, hops
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket") and self.hops > 0:
+            ip, scheme = forwarded_client(scope.get("headers", []), self.hops)
+            if ip:
+                scope["client"] = (ip, 0)
+            if scheme:
+                scope["scheme"] = scheme if scope["type"] == "http" else {"http": "ws", "https": "wss"}[scheme]
+        await self.app(scope, receive, send)

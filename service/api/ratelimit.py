@@ -1,21 +1,54 @@
-"""A small reusable rate limiter over the `limits` library (moving window, in memory).
+"""Rate limits over the `limits` library (moving window, in memory): a reusable limiter and the API's general limits.
 
-Rules are named and written in `limits` notation ("30/minute", "1000 per hour"); a hit is
-counted under a rule and any identifiers (a key digest, a client IP). The widget uses it per
-visitor (widget key + IP) and per key; other channels can add their own named rules.
-In-memory storage is per process: behind several workers each enforces its own share.
+`RateLimiter`: rules are named and written in `limits` notation ("30/minute", "1000 per hour"); a hit is
+counted under a rule and any identifiers (a key digest, a client IP). The widget uses it per visitor
+(widget key + IP) and per widget key; `RateLimitMiddleware` uses it for every /v1 and /slack request:
+
+- a valid API or admin key: per key (a digest, never the key) and, as a second bound, per client IP;
+- no key or an unknown one (the 401s, the widget's visitors, open local use): per client IP;
+- Slack: a signed delivery per workspace (team id); Slack's own retries (X-Slack-Retry-Num) are exempt, because
+  they are deduplicated and never answered twice, and a 429 would only make Slack retry again; an unsigned request
+  counts against its IP (Slack's signature check then refuses it).
+
+Probes (/healthz, /readyz), /metrics, the widget script and the docs are outside /v1 and never limited.
+A refusal is 429 with Retry-After (seconds) and the API's error body in the request's language, counted
+in `advisor_rate_limit_refusals_total{scope=<rule>}`. In-memory storage is per process: behind several
+workers each enforces its own count, so a client can get up to N times a limit from N workers.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from urllib.parse import parse_qs
 
 from limits import RateLimitItem, parse
 from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from service.api.auth import key_is_valid, presented_key
+from service.api.middleware import language_of
+from service.config import Settings
+from service.observability import metrics
+
+LIMITED_PREFIXES = ("/v1/", "/slack/")
+
+# Who the limit was for, and the window unit, per language: the refusal names both.
+_WHO = {
+    "api_key": {"en": "this API key", "zh": "该 API 密钥"},
+    "ip": {"en": "this client address", "zh": "该客户端地址"},
+    "slack_team": {"en": "this Slack workspace", "zh": "该 Slack 工作区"},
+}
+_UNITS = {"second": "秒", "minute": "分钟", "hour": "小时", "day": "天", "month": "月", "year": "年"}
+_MESSAGE = {
+    "en": "Too many requests from {who} (at most {amount} per {window}); retry after {s} seconds.",
+    "zh": "{who}的请求过于频繁（每{window}最多 {amount} 次），请 {s} 秒后重试。",
+}
 
 
 @dataclass(frozen=True)
@@ -38,15 +71,20 @@ class RateLimiter:
         self._rules = {name: parse_rule(text) for name, text in rules.items()}
         self._limiter = MovingWindowRateLimiter(MemoryStorage())
 
+    def rule(self, name: str) -> RateLimitItem:
+        return self._rules[name]
+
     def hit(self, *checks: tuple[str, tuple[str, ...]]) -> Refusal | None:
         """Count one request under each (rule, identifiers); the first rule that is exhausted refuses it.
 
         Rules are tested before any is counted, so a refused request does not use up the others.
+        Every refusal is counted in the metrics under its rule's name (here, so no caller can forget it).
         """
         for rule, identifiers in checks:
             item = self._rules[rule]
             if not self._limiter.test(item, rule, *identifiers):
                 reset_at = self._limiter.get_window_stats(item, rule, *identifiers).reset_time
+                metrics.count_rate_limit_refusal(rule)
                 return Refusal(rule, str(item), max(1, math.ceil(reset_at - time.time())))
         for rule, identifiers in checks:
             self._limiter.hit(self._rules[rule], rule, *identifiers)
@@ -54,3 +92,99 @@ class RateLimiter:
 
     def reset(self) -> None:
         self._limiter.storage.reset()
+
+
+def key_digest(key: str) -> str:
+    """What identifies a key in the limiter's storage: never the key itself."""
+    return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+def refusal_message(item: RateLimitItem, rule: str, retry_after_s: int, language: str) -> str:
+    unit = item.GRANULARITY.name
+    if language == "zh":
+        window = _UNITS.get(unit, unit) if item.multiples == 1 else f" {item.multiples} {_UNITS.get(unit, unit)}"
+    else:
+        window = unit if item.multiples == 1 else f"{item.multiples} {unit}s"
+    who = _WHO.get(rule, {"en": "this client", "zh": "该客户端"})[language]
+    return _MESSAGE[language].format(who=who, amount=item.amount, window=window, s=retry_after_s)
+
+
+def slack_team_id(body: bytes, content_type: str) -> str:
+    """The workspace of a Slack delivery: team_id (Events API JSON, slash commands) or team.id (interactions)."""
+    try:
+        if content_type.startswith("application/json"):
+            data = json.loads(body)
+        else:
+            form = parse_qs(body.decode("utf-8"))
+            data = json.loads(form["payload"][0]) if "payload" in form else {k: v[0] for k, v in form.items()}
+        team = data.get("team_id") or (data.get("team") or {}).get("id") or ""
+    except (ValueError, KeyError, AttributeError, TypeError):
+        return ""
+    return str(team)[:32]
+
+
+async def _read_body(receive: Receive) -> tuple[bytes, Receive]:
+    """The whole body, and a receive that replays it to the app (the body limit outside has already bounded it)."""
+    messages: list[Message] = []
+    while True:
+        message = await receive()
+        messages.append(message)
+        if message["type"] != "http.request" or not message.get("more_body", False):
+            break
+
+    async def replay() -> Message:
+        return messages.pop(0) if messages else await receive()
+
+    return b"".join(m.get("body", b"") for m in messages if m["type"] == "http.request"), replay
+
+
+class RateLimitMiddleware:
+    """Plain ASGI (SSE streams pass through untouched); installed outside the API-key check and inside CORS."""
+
+    def __init__(self, app: ASGIApp, *, settings: Settings, limiter: RateLimiter | None = None) -> None:
+        self.app = app
+        self.keys = [*settings.api_key_values, *settings.admin_key_values]
+        self.limiter = limiter or RateLimiter({
+            "api_key": settings.rate_limit_per_key, "slack_team": settings.rate_limit_per_key, "ip": settings.rate_limit_per_ip})
+        self.slack_verifier = None
+        if settings.slack_signing_secret is not None:
+            from slack_sdk.signature import SignatureVerifier
+
+            self.slack_verifier = SignatureVerifier(settings.slack_signing_secret.get_secret_value())
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not scope["path"].startswith(LIMITED_PREFIXES):
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        client_ip = (scope.get("client") or ("unknown", 0))[0]
+        if scope["path"].startswith("/slack/"):
+            checks, receive = await self._slack_checks(headers, client_ip, receive)
+        else:
+            presented = presented_key(headers)
+            if self.keys and key_is_valid(presented, self.keys):
+                checks = [("api_key", (key_digest(presented),)), ("ip", (client_ip,))]
+            else:
+                checks = [("ip", (client_ip,))]
+        refusal = self.limiter.hit(*checks) if checks else None
+        if refusal is None:
+            await self.app(scope, receive, send)
+            return
+        language = language_of(scope)
+        message = refusal_message(self.limiter.rule(refusal.rule), refusal.rule, refusal.retry_after_s, language)
+        body = json.dumps({"error": "rate_limited", "message": message, "retry_after_s": refusal.retry_after_s}, ensure_ascii=False).encode()
+        await send({"type": "http.response.start", "status": 429, "headers": [
+            (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+            (b"retry-after", str(refusal.retry_after_s).encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+    async def _slack_checks(self, headers: dict[str, str], client_ip: str, receive: Receive) -> tuple[list, Receive]:
+        body, receive = await _read_body(receive)
+        signed = self.slack_verifier is not None and self.slack_verifier.is_valid(
+            body, headers.get("x-slack-request-timestamp", ""), headers.get("x-slack-signature", ""))
+        if not signed:
+            return [("ip", (client_ip,))], receive
+        if "x-slack-retry-num" in headers:
+            return [], receive
+        team = slack_team_id(body, headers.get("content-type", ""))
+        return ([("slack_team", (team,))] if team else [("ip", (client_ip,))]), receive

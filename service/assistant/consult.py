@@ -22,7 +22,9 @@ PEAK_ACTIVE_SHARE = 0.1  # share of users with a request in flight at the busies
 TRAINING_METHODS = ("full", "lora", "qlora")
 SERVING_FORMATS = ("bf16", "fp8", "int8", "int4")
 CLUSTER_SIZES = (8, 64, 256, 1024)
-USERS = re.compile(r"(\d[\d,]*)\s*(?:个|名|位)?\s*(?:users?|用户|人(?:同时)?(?:在用|使用)?|客户|people|employees|员工)", re.I)
+USERS = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*(k|K|千|万)?\s*(?:个|名|位)?\s*(?:(?:concurrent |simultaneous |daily |monthly |active |internal |同时在线的?|并发)?(?:users?|用户|人(?:同时)?(?:在用|使用)?|客户|people|employees|员工|staff)"
+                   r"|(?:日活|月活|DAU|MAU))", re.I)
+USER_SCALE = {"k": 1e3, "K": 1e3, "千": 1e3, "万": 1e4}
 
 
 def cue(name: str, text: str) -> bool:
@@ -44,11 +46,21 @@ def compute_optimal_tokens(params: float) -> float:
 
 def users_in(text: str) -> int | None:
     match = USERS.search(text)
-    return int(match.group(1).replace(",", "")) if match else None
+    if not match:
+        match = re.search(r"(?:日活|月活|DAU|MAU)\s*(?:大概|约|大约|about|around|~)?\s*(\d[\d,]*(?:\.\d+)?)\s*(k|K|千|万)?", text)
+    if not match:
+        return None
+    return int(float(match.group(1).replace(",", "")) * USER_SCALE.get(match.group(2) or "", 1))
 
 
 def concurrency_for_users(users: int) -> int:
     return max(1, round(users * PEAK_ACTIVE_SHARE))
+
+
+def users_are_concurrent(text: str) -> bool:
+    """"2k concurrent users" already is the peak: no active-share assumption applies."""
+    match = USERS.search(text)
+    return bool(match and re.search(r"concurrent|simultaneous|同时在线|并发", match.group(0), re.I))
 
 
 @dataclass

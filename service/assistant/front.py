@@ -38,4 +38,7 @@ class Advisor:
 
     def delete_conversation(self, conversation_id: str, *, owner: str | None = None) -> bool:
         """Delete the owner's conversation with its messages and feedback; False when it is not theirs or does not exist."""
-        return self._assistant.store.delete(conversation_id, owner=owner)
+        deleted = self._assistant.store.delete(conversation_id, owner=owner)
+        if deleted:
+            self._assistant.forget(conversation_id)  # and any question text analytics kept of it
+        return deleted

@@ -22,11 +22,14 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from service.analytics.recorder import Recorder
+from service.analytics.records import TurnFacts, outcome_of
 from service.assistant import followup
 from service.assistant.compose.work import work_block
 from service.assistant.grounding import check
 from service.assistant.handlers import HANDLERS
 from service.assistant.handlers.base import Cancelled, Context, Draft, Searcher
+from service.assistant.stage_timing import StageClock, TimedSearcher, fallback_code
 from service.assistant.store import Conversation, ConversationStore, new_id
 from service.assistant.understand import detect_language
 from service.understanding import Understander, default_understander
@@ -53,6 +56,7 @@ from service.contract import (
     ToolResultEvent,
 )
 from service.errors import InputError, Problem, RetrievalError
+from service.observability import metrics
 from service.render import markdown
 
 log = logging.getLogger("advisor.assistant")
@@ -80,8 +84,11 @@ class Turn:
 
 class Assistant:
     def __init__(self, catalog: Catalog, index: Searcher, store: ConversationStore, *, writer: Writer | None = None,
-                 max_message_chars: int = 4000, secrets: tuple[str, ...] = (), understander: Understander | None = None) -> None:
+                 max_message_chars: int = 4000, secrets: tuple[str, ...] = (), understander: Understander | None = None,
+                 recorder: Recorder | None = None) -> None:
         self.catalog, self.index, self.store = catalog, index, store
+        # Operator analytics (service/analytics): one QuestionRecord per turn, answered or failed; None records nothing.
+        self.recorder = recorder
         # Injected like the searcher and the store; the default reads data-file exemplars with the semantic router.
         self.understander: Understander = understander or default_understander(catalog)
         self.writer = writer
@@ -113,18 +120,51 @@ class Assistant:
         text = self._validate(request)
         return Turn(text=text, request=request, conversation_id=self._conversation(request, owner), channel=channel, owner=owner)
 
+    def forget(self, conversation_id: str) -> None:
+        """A deleted conversation: clear any question text analytics kept of it."""
+        if self.recorder is not None:
+            self.recorder.forget(conversation_id)
+
     def _run(self, turn: Turn, *, emit: Emit | None, cancelled: threading.Event | None) -> Answer:
+        facts = TurnFacts(channel=turn.channel, conversation_id=turn.conversation_id, text=turn.text)
+        try:
+            answer = self._answer(turn, facts, emit=emit, cancelled=cancelled)
+        except Cancelled:
+            raise  # the client left: nothing was answered, nothing to record
+        except Exception:
+            if self.recorder is not None:
+                self.recorder.record(facts, outcome="error", tools=[])
+            raise
+        metrics.count_intent(answer.intent, turn.channel)
+        if facts.confidence is not None:
+            metrics.observe_retrieval_confidence(facts.confidence)
+        if answer.llm_fallback_reason:
+            metrics.count_llm_fallback(fallback_code(answer.llm_fallback_reason))
+        if self.recorder is not None:
+            self.recorder.record(facts, outcome=outcome_of(answer), tools=[call.tool for call in answer.tool_calls])
+        return answer
+
+    def _answer(self, turn: Turn, facts: TurnFacts, *, emit: Emit | None, cancelled: threading.Event | None) -> Answer:
         started = time.perf_counter()
         send = emit or (lambda event: None)
-        state = self.store.slots(turn.conversation_id)
-        und = self.understander.understand(turn.text, language=turn.request.language, state=state)
+        clock = StageClock(facts.stages_ms)
+        with clock.stage("understand"):
+            state = self.store.slots(turn.conversation_id)
+            und = self.understander.understand(turn.text, language=turn.request.language, state=state)
         message_id = new_id("msg")
+        facts.language, facts.intent, facts.message_id, facts.trace = und.language, und.intent, message_id, und.trace
         send(MetaEvent(conversation_id=turn.conversation_id, conversation_key=turn.request.conversation_key, message_id=message_id,
                        language=und.language, intent=und.intent))
         on_tool = (lambda call: send(ToolResultEvent(tool=call.tool, input=call.input, output=call.output))) if emit else None
-        ctx = Context(text=turn.text, understanding=und, catalog=self.catalog, index=self.index, on_tool=on_tool, cancelled=cancelled)
+        searcher = TimedSearcher(self.index, facts)
+        ctx = Context(text=turn.text, understanding=und, catalog=self.catalog, index=searcher, on_tool=on_tool, cancelled=cancelled)
+        handled = time.perf_counter()
         draft = self._handle(ctx)
-        answer = self._compose(turn, message_id, ctx, draft)
+        # The handler retrieves and calls tools; what is not retrieval is the tools and the handler's own reasoning.
+        clock.add("retrieve", searcher.seconds)
+        clock.add("tools", time.perf_counter() - handled - searcher.seconds - searcher.compose_seconds)
+        with clock.stage("compose", plus=searcher.compose_seconds):
+            answer = self._compose(turn, message_id, ctx, draft, clock=clock)
         send(CitationsEvent(citations=answer.citations))
         rewrite = self.writer is not None and und.intent not in ("out_of_scope", "smalltalk") and draft.clarification is None
         self._redact(answer)
@@ -135,13 +175,16 @@ class Assistant:
                 for piece in split_deltas(pieces[index]):
                     send(DeltaEvent(text=piece))
         if rewrite:
-            answer = self._rewrite(answer, ctx, draft)
+            with clock.stage("llm"):
+                answer = self._rewrite(answer, ctx, draft)
             self._redact(answer)
             for piece in split_deltas(answer.answer):
                 send(DeltaEvent(text=piece))
         ctx.check_cancelled()  # a client that left never saw this answer: do not record it as given
-        self.store.save_turn(turn.conversation_id, turn.text, answer.model_dump(mode="json"), followup.state(und, turn.text, state), und.language,
-                             channel=turn.channel)
+        answer.timings_ms = clock.answer_view()
+        with clock.stage("persist"):
+            self.store.save_turn(turn.conversation_id, turn.text, answer.model_dump(mode="json"), followup.state(und, turn.text, state),
+                                 und.language, channel=turn.channel)
         log.info("answered intent=%s lang=%s channel=%s tools=%d citations=%d writer=%s ms=%.1f", und.intent, und.language, turn.channel,
                  len(answer.tool_calls), len(answer.citations), answer.writer, (time.perf_counter() - started) * 1000)
         send(DoneEvent(answer=answer))
@@ -182,7 +225,7 @@ class Assistant:
             return Draft(blocks=[LeadBlock(text=ctx.t("I can't compute that as asked: ", "无法按这个条件计算：") + exc.message(ctx.lang))],
                          show_sources=False, follow_ups=[ctx.t("What configuration would you recommend instead?", "那应该用什么配置？")])
 
-    def _compose(self, turn: Turn, message_id: str, ctx: Context, draft: Draft) -> Answer:
+    def _compose(self, turn: Turn, message_id: str, ctx: Context, draft: Draft, *, clock: StageClock | None = None) -> Answer:
         lang = ctx.lang
         blocks: list[Block] = list(draft.blocks)
         for label, work in draft.works[:MAX_WORKS_SHOWN]:
@@ -199,7 +242,10 @@ class Assistant:
             grounding=Grounding(numbers_checked=0), slots=ctx.slots.stated(), understanding=ctx.understanding.trace,
         )
         # Grounding runs over the blocks as rendered: every figure a reader sees is checked.
+        grounding_started = time.perf_counter()
         answer.grounding = self._ground(answer.answer, ctx, draft)
+        if clock is not None:
+            clock.add("grounding", time.perf_counter() - grounding_started, within="compose")
         if answer.grounding.ungrounded:
             log.warning("deterministic answer has ungrounded numbers: %s", answer.grounding.ungrounded[:5])
         return answer

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Literal
 
 from pydantic import BaseModel
@@ -26,6 +27,7 @@ class Understanding(BaseModel):
     context: str | None = None  # the previous question, when this one is a follow-up that only makes sense with it
     trace: UnderstandingTrace | None = None  # why it was read this way (copied into Answer.understanding)
     clarification: Clarification | None = None  # a close call between two readings: ask which one
+    evidence: list[str] = []  # the evidence rules (registry.yaml) that fired for the chosen intent: handlers may answer by them
 
 
 PASTED = re.compile(r"```.*?(?:```|$)", re.S)
@@ -106,8 +108,23 @@ NCCL = re.compile(r"all_reduce_perf|busbw|algbw|avg bus bandwidth|#\s*size\s+cou
 DIAG = re.compile(r"排查|诊断|怎么回事|是不是坏|正常吗|有问题吗|问题出在|哪里有问题|原因|怎么优化|锯齿|只有|上不去|卡在|is (?:this|that|it) normal|what(?:'s| is) wrong|"
                   r"diagnos|troubleshoot|slow|慢|掉速|不正常|异常|why|bottleneck|瓶颈|stuck|only", I)
 SYMPTOM = re.compile(r"只(?:比|有)单卡.{0,6}快|只比.{0,8}快了?|scal(?:ing|es) (?:only|poorly|badly)|speed-?up.{0,20}only|via (?:shm|net/socket|socket)|p2p/ipc|step time", I)
-FIT_QUESTION = re.compile(r"够不够|够用吗|够吗|能搞定|搞得定|跑得动|跑不动|放得下吗|装得下吗|可以吗|行不行|行吗|\benough\b|"
-                          r"can (?:we|i|it) (?:[\w-]+ ){0,2}(?:run|serve|fit|train|fine[\s-]?tune|handle|host)|will it fit|does it fit", I)
+
+
+@cache
+def _fit_words():
+    """The fit-question words ("can", "enough", "够不够", "跑得动"): data, shared with the evidence rule own_fit_question.
+
+    Imported here, not at the top: service.understanding imports this module."""
+    from service.understanding.registry import Vocabulary, load_registry
+
+    registry = load_registry()
+    return Vocabulary.of([t for data in registry.languages.values() for t in data.rule_words["own_fit_question"]["any"].terms])
+
+
+def is_fit_question(text: str) -> bool:
+    return bool(_fit_words().hits(text))
+
+
 DEFINITION = re.compile(r"指什么|是什么|什么意思|啥意思|是啥|原理|为什么|为啥|怎么办|如何解决|怎么解决|有啥办法|有什么办法|怎么优化|怎么防|咋防|咋整|"
                         r"what (?:is|are|does)|what's (?:the|a|an) |meaning of|how does .{0,40} (?:work|help)|\bwhy\b|which knobs|what knobs|how (?:do|can|should) (?:i|we) (?:fix|avoid|reduce|handle|debug)|how much slower|"
                         r"should (?:i|we) (?:plug|use|trust|take)|what should (?:we|i) try|try next", I)
@@ -177,7 +194,7 @@ def classify_with_rule(text: str, slots: Slots) -> tuple[Intent, SizingAsk | Non
         return "sizing", "deadline", None, "how many GPUs by a deadline"
     if ask == "inference" and MEMORY_ASK.search(text) and has_workload:
         return "sizing", "inference", None, "serving memory for a named model"
-    if FIT_QUESTION.search(text) and (has_workload or slots.task):
+    if is_fit_question(text) and (has_workload or slots.task):
         if slots.gpu and (slots.gpus or 1) == 1:
             # "Can it run on this one card?" is a memory question about the card named.
             return "sizing", "inference" if slots.task == "inference" or ask == "inference" else "memory", None, "fits on one named card"

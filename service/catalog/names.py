@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 
 from service.catalog.loader import Catalog, normalize
 
@@ -73,12 +74,19 @@ def find_all(names: tuple[re.Pattern[str], dict[str, str]], text: str) -> list[t
     """Non-overlapping (id, start, end) catalog names in reading order."""
     pattern, by_key = names
     found = []
-    for m in pattern.finditer(text):
-        key = _key(m.group(0))
+    for spelled, start, end in _matches(pattern, text):
+        key = _key(spelled)
         ident = by_key.get(key) or by_key.get(key[:-1])  # the optional plural
         if ident:
-            found.append((ident, m.start(), m.end()))
+            found.append((ident, start, end))
     return found
+
+
+@lru_cache(maxsize=4096)
+def _matches(pattern: re.Pattern[str], text: str) -> tuple[tuple[str, int, int], ...]:
+    # The alternation has hundreds of spellings and one turn scans the same text several times
+    # (slots, evidence, grounding): scanning once per text saves most of that.
+    return tuple((m.group(0), m.start(), m.end()) for m in pattern.finditer(text))
 
 
 # -- documents named (retrieval) ------------------------------------------------------------------------

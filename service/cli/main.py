@@ -28,11 +28,15 @@ def serve(
 ) -> None:
     """Start the REST API (OpenAPI docs at /docs)."""
     import os
+    import shutil
+    import tempfile
+    from pathlib import Path
 
     import uvicorn
 
     from service.api.app import create_app
     from service.config import get_settings
+    from service.observability import metrics
     from service.observability.logging import configure_logging
 
     settings = get_settings()
@@ -44,14 +48,25 @@ def serve(
     # Several workers are shared-nothing processes over the same data dir: uvicorn spawns them from an import
     # string, each builds its own app (and opens its own index; ingest.py's file lock lets only one ingest at a time).
     target = create_app(settings) if count == 1 else "service.api.app:create_app"
+    own_metrics_dir = None
     if count > 1:
         os.environ["ADVISOR_OPEN_INDEX_BEFORE_SERVING"] = "true"  # read by each spawned worker's Settings (see api/app.py)
         # At shutdown multiprocessing's resource tracker prints a plain-text "leaked semaphore" warning for the workers'
         # spawn-context locks (already gone with their processes); it would be the one non-JSON line in the log.
         os.environ["PYTHONWARNINGS"] = ",".join(filter(None, [os.environ.get("PYTHONWARNINGS"),
                                                               "ignore::UserWarning:multiprocessing.resource_tracker"]))
-    uvicorn.run(target, factory=count > 1, workers=count if count > 1 else None, host=host or settings.host, port=port or settings.port,
-                log_level=settings.log_level, log_config=log_config, access_log=False)
+        # /metrics over all workers: prometheus-client's multiprocess mode, in the operator's PROMETHEUS_MULTIPROC_DIR or a
+        # fresh temp dir of ours; emptied now, before the spawned workers import prometheus_client and start writing there.
+        own_metrics_dir = None if metrics.multiprocess_dir() else tempfile.mkdtemp(prefix="advisor-metrics-")
+        os.environ[metrics.MULTIPROC_ENV] = str(metrics.prepare_multiprocess_dir(Path(metrics.multiprocess_dir() or own_metrics_dir)))
+    try:
+        # proxy_headers=False: uvicorn would believe X-Forwarded-For from 127.0.0.1; ADVISOR_TRUSTED_PROXY_HOPS alone decides
+        # (service/api/middleware.py ForwardedClientMiddleware), so a local client cannot pick its own rate-limit address.
+        uvicorn.run(target, factory=count > 1, workers=count if count > 1 else None, host=host or settings.host, port=port or settings.port,
+                    log_level=settings.log_level, log_config=log_config, access_log=False, proxy_headers=False)
+    finally:
+        if own_metrics_dir:
+            shutil.rmtree(own_metrics_dir, ignore_errors=True)
 
 
 app.add_typer(sizing.size_app, name="size")

@@ -93,6 +93,10 @@ class Answer(BaseModel):
     slots: dict[str, Any] = Field(default_factory=dict, description="workload values understood so far in this conversation")
     understanding: UnderstandingTrace | None = None
     llm_fallback_reason: str | None = None
+    timings_ms: dict[str, float] = Field(
+        default_factory=dict,
+        description="milliseconds spent in each pipeline stage of this answer (understand, retrieve, tools, compose, grounding, llm)",
+    )
 
 
 class Feedback(BaseModel):

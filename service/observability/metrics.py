@@ -7,13 +7,22 @@
     metrics.count_rate_limit_refusal("visitor")
 
 Label values are bounded (route templates, not raw paths; known intents), so series stay few.
+
+Several workers (`advisor serve --workers N`): each is its own process with its own registry, so a scrape would see
+only the worker that answered it. prometheus-client's multiprocess mode fixes that: with PROMETHEUS_MULTIPROC_DIR set
+before prometheus_client is imported (`advisor serve` does it, see `prepare_multiprocess_dir`), every process writes its
+values to files there and `render` sums them over all workers, past and present. Only counters and histograms are
+used here: they aggregate exactly across processes (gauges would need a multiprocess_mode, and none is needed).
 """
 
 from __future__ import annotations
 
+import atexit
+import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -21,7 +30,12 @@ from prometheus_client import (
     Counter,
     Histogram,
     generate_latest,
+    multiprocess,
 )
+
+# prometheus-client itself switches to multiprocess mode on this variable (when it is imported), so the exposition
+# follows the same variable rather than a setting: the two cannot disagree.
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 
 REGISTRY = CollectorRegistry(auto_describe=True)
 
@@ -77,6 +91,28 @@ def count_rate_limit_refusal(scope: str) -> None:
     RATE_LIMIT_REFUSALS.labels(_label(scope)).inc()
 
 
+def multiprocess_dir() -> str | None:
+    return os.environ.get(MULTIPROC_ENV) or None
+
+
 def render() -> tuple[bytes, str]:
-    """The exposition text and its content type, for GET /metrics."""
-    return generate_latest(REGISTRY), CONTENT_TYPE_LATEST
+    """The exposition text and its content type, for GET /metrics: summed over every worker in multiprocess mode."""
+    path = multiprocess_dir()
+    if path is None:
+        return generate_latest(REGISTRY), CONTENT_TYPE_LATEST
+    registry = CollectorRegistry()
+    multiprocess.MultiProcessCollector(registry, path=path)
+    return generate_latest(registry), CONTENT_TYPE_LATEST
+
+
+def prepare_multiprocess_dir(path: Path) -> Path:
+    """Make `path` an empty metrics directory: values left by an earlier run would be added to this run's totals."""
+    path.mkdir(parents=True, exist_ok=True)
+    for stale in path.glob("*.db"):
+        stale.unlink()
+    return path
+
+
+if multiprocess_dir() is not None:
+    # A worker that exits says so; prometheus-client then drops its live gauges (counters and histograms stay in the totals).
+    atexit.register(multiprocess.mark_process_dead, os.getpid())

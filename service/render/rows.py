@@ -11,7 +11,7 @@ def recommendation_rows(rec: Recommendation, lang: str) -> list[tuple[str, str]]
     node = label(lang, "node")
     rows = [(label(lang, "configuration"), f"{rec.gpus} × {rec.gpu_name}, {rec.nodes} {label(lang, 'nodes')}, {rec.cpu}, {num(rec.ram_gb_per_node)} GB RAM/{node}")]
     if rec.strategy:
-        rows.append((label(lang, "strategy"), rec.strategy))
+        rows.append((label(lang, "serving" if rec.task == "inference" else "strategy"), rec.strategy))
     if rec.interconnect:
         rows.append((label(lang, "interconnect"), rec.interconnect))
     if rec.hours:
@@ -22,7 +22,7 @@ def recommendation_rows(rec: Recommendation, lang: str) -> list[tuple[str, str]]
         (label(lang, "memory"), f"{gib(rec.per_gpu_memory_gib)} / {gib(rec.gpu_memory_gib)}"),
         (label(lang, "storage"), rec.storage),
         (label(lang, "network"), rec.network),
-        (label(lang, "deployment"), f"{rec.deployment}: {rec.deployment_reason}"),
+        (label(lang, "deployment"), f"{label(lang, 'deploy_' + rec.deployment.replace('-', '_'))}: {rec.deployment_reason}"),
     ]
     return rows
 

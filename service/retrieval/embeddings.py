@@ -69,6 +69,10 @@ class UseMultilingualEmbeddings(IndexEmbeddings):
         options = onnxruntime.SessionOptions()
         # The graph tokenizes text itself with SentencePiece, a custom op from onnxruntime-extensions.
         options.register_custom_ops_library(onnxruntime_extensions.get_library_path())
+        # One thread per run: requests already run in parallel on the server's threads and workers, and
+        # ORT's spinning intra-op pool made each encode several times slower on a busy 2-core machine.
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
         self._session = onnxruntime.InferenceSession(str(self.model_path), options, providers=["CPUExecutionProvider"])
 
     @property

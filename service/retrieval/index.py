@@ -6,6 +6,11 @@ second round trip, and filters are applied on both sides from the same data.
 Searches only read an immutable snapshot, so concurrent readers need no lock;
 a reload (after another process re-ingested) swaps the snapshot in one step.
 
+With the embedded store the vectors are held in memory too, and the dense side is an exact
+cosine search (one matrix product over a few thousand rows, well under a millisecond), which
+is both faster and more exact than an HNSW query through Chroma's filtered path. Against a
+Chroma server the query goes to the server, whose index is the shared source of truth.
+
 Section questions (questions.py) are rows of the same collection and of the
 same BM25 corpus; a question that matches lends its score to its section's
 chunks (the best of chunk and question counts), so results stay chunks,
@@ -16,6 +21,7 @@ from __future__ import annotations
 
 import json
 import threading
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,7 +69,9 @@ class _Snapshot:
     question_row_of: dict[str, int]  # question id -> its position among the question records
     question_targets: list[np.ndarray]  # per question: the chunk rows of its section
     question_metadatas: list[dict[str, Any]]
+    vectors: np.ndarray | None = None  # embedded store: unit rows, chunks then questions (None: ask the server)
     sentences: dict[int, Sentences] = field(default_factory=dict)  # per row, filled as rows are first shown
+    masks: dict[tuple[str | None, tuple[str, ...]], np.ndarray] = field(default_factory=dict)  # filter -> allowed rows
 
 
 class KnowledgeIndex:
@@ -75,6 +83,7 @@ class KnowledgeIndex:
         self._reload_lock = threading.Lock()
         self._vectors: dict[str, np.ndarray] = {}  # embed() cache
         self._vectors_lock = threading.Lock()
+        self._files_seen = self._index_files()
         self._snapshot = self._load()
 
     # -- public --------------------------------------------------------------
@@ -88,7 +97,7 @@ class KnowledgeIndex:
         mode: SearchMode = "hybrid",
     ) -> list[Hit]:
         """The k best chunks for a question; language and topics (any of them) filter before ranking."""
-        snap = self._snapshot
+        snap = self._follow_reingest(self._snapshot)
         terms = tokenize(query)
         try:
             dense = self._dense(snap, query, language, topics) if mode != "bm25" else []
@@ -160,6 +169,32 @@ class KnowledgeIndex:
             return self._snapshot
 
     # -- internals -----------------------------------------------------------
+    def _index_files(self) -> tuple[tuple[int, int], ...]:
+        """(mtime, size) of the embedded store's SQLite files: they change only when someone writes the index."""
+        if not getattr(self._store, "embedded", False):
+            return ()
+        stamps = []
+        for name in ("chroma.sqlite3", "chroma.sqlite3-wal"):
+            try:
+                st = (Path(self._store.location) / name).stat()
+                stamps.append((st.st_mtime_ns, st.st_size))
+            except OSError:
+                stamps.append((0, 0))
+        return tuple(stamps)
+
+    def _follow_reingest(self, snap: _Snapshot) -> _Snapshot:
+        """In-memory vectors never hit a deleted collection, so watch the files for another process's ingest.
+
+        A stat per search costs microseconds; the pointer is read only when the files changed.
+        """
+        if snap.vectors is None:
+            return snap  # server queries raise NotFoundError on a replaced collection instead
+        files = self._index_files()
+        if files == self._files_seen:
+            return snap
+        self._files_seen = files
+        return self.reload() if self._store.active_name() != snap.collection.name else snap
+
     def _load(self) -> _Snapshot:
         collection = self._store.active()
         if collection is None:
@@ -171,7 +206,8 @@ class KnowledgeIndex:
                 f"{self._embedder.identity}; run `advisor ingest` to rebuild it"
             )
         try:
-            stored = collection.get(include=["documents", "metadatas"])
+            include = ["documents", "metadatas", "embeddings"] if getattr(self._store, "embedded", False) else ["documents", "metadatas"]
+            stored = collection.get(include=include)
         except Exception as exc:
             raise backend_failure(self._store.location, f"reading the index collection {collection.name}", exc) from exc
         order = sorted(range(len(stored["ids"])), key=lambda i: stored["ids"][i])
@@ -209,15 +245,19 @@ class KnowledgeIndex:
             question_row_of={stored["ids"][i]: n for n, i in enumerate(question_order)},
             question_targets=question_targets,
             question_metadatas=question_metadatas,
+            vectors=_unit_rows(stored, chunk_order + question_order) if getattr(self._store, "embedded", False) else None,
         )
 
     def _dense(self, snap: _Snapshot, query: str, language: str | None, topics: list[str] | None) -> list[tuple[int, float]]:
         vector = self.embed([query])  # cached: the FAQ composer embeds the same question again
         records = len(snap.ids) + len(snap.question_targets)
+        wanted = min(POOL + QUESTION_POOL if snap.question_targets else POOL, records)
+        if snap.vectors is not None:
+            return self._collapse(snap, query, _nearest(snap.vectors, vector[0], _allowed(snap, language, topics), wanted))
         try:
             result = snap.collection.query(
                 query_embeddings=vector,
-                n_results=min(POOL + QUESTION_POOL if snap.question_targets else POOL, records),
+                n_results=wanted,
                 where=_where(language, topics),
                 include=["distances"],
             )
@@ -225,17 +265,31 @@ class KnowledgeIndex:
             raise  # the collection was replaced: search() reloads and retries
         except Exception as exc:
             raise backend_failure(self._store.location, "searching the vectors", exc) from exc
-        asked_in = query_language(query)
-        best: dict[int, float] = {}
+        positions = []
         for record_id, distance in zip(result["ids"][0], result["distances"][0], strict=True):
-            similarity = 1.0 - float(distance)
             row = snap.row_of.get(record_id)
-            if row is not None:
-                rows = [row]
+            question = snap.question_row_of.get(record_id)
+            if row is not None or question is not None:
+                positions.append((row if row is not None else len(snap.ids) + question, 1.0 - float(distance)))
+        return self._collapse(snap, query, positions)
+
+    @staticmethod
+    def _collapse(snap: _Snapshot, query: str, neighbours: list[tuple[int, float]]) -> list[tuple[int, float]]:
+        """(record position, cosine) neighbours -> the best similarity per chunk row, best first.
+
+        Positions count chunks first, then section questions; a question lends its similarity to its
+        section's chunks.
+        """
+        asked_in = query_language(query)
+        chunks = len(snap.ids)
+        best: dict[int, float] = {}
+        for position, similarity in neighbours:
+            if position < chunks:
+                rows = [position]
             else:  # a section question: its evidence goes to the section's chunks
-                question = snap.question_row_of.get(record_id)
-                rows = [] if question is None else snap.question_targets[question].tolist()
-                same = question is not None and snap.question_metadatas[question].get("language") == asked_in
+                question = position - chunks
+                rows = snap.question_targets[question].tolist()
+                same = snap.question_metadatas[question].get("language") == asked_in
                 similarity *= QUESTION_DENSE * (1.0 if same else QUESTION_OTHER_LANGUAGE)
             for target in rows:
                 if similarity > best.get(target, -np.inf):
@@ -252,8 +306,7 @@ class KnowledgeIndex:
             targets = snap.question_targets[question]
             scores[targets] = np.maximum(scores[targets], QUESTION_LEXICAL * every[chunks + question])
         if language or topics:
-            allowed = np.array([_matches(meta, language, topics) for meta in snap.metadatas], dtype=bool)
-            scores = np.where(allowed, scores, 0.0)
+            scores = np.where(_allowed(snap, language, topics)[:chunks], scores, 0.0)
         return scores
 
     def _hit(self, snap: _Snapshot, row: int, score: float, query_terms: set[str]) -> Hit:
@@ -294,6 +347,35 @@ def _top(scores: np.ndarray) -> list[tuple[int, float]]:
 def _searchable(meta: dict[str, Any], text: str) -> str:
     """BM25 sees what the embedder saw: title, heading path, body."""
     return "\n".join(part for part in (str(meta.get("title", "")), str(meta.get("context", "")), text) if part)
+
+
+def _allowed(snap: _Snapshot, language: str | None, topics: list[str] | None) -> np.ndarray:
+    """Which records (chunks, then questions) a filter lets through; a handful of filters recur, so cached."""
+    key = (language, tuple(sorted(topics or ())))
+    mask = snap.masks.get(key)
+    if mask is None:
+        metas = [*snap.metadatas, *snap.question_metadatas]
+        mask = snap.masks[key] = np.array([_matches(meta, language, topics) for meta in metas], dtype=bool)
+    return mask
+
+
+def _nearest(vectors: np.ndarray, query: np.ndarray, allowed: np.ndarray, wanted: int) -> list[tuple[int, float]]:
+    """Exact cosine neighbours among the allowed rows, best first (ties by position)."""
+    similarity = vectors @ query.astype(np.float32)
+    candidates = np.flatnonzero(allowed)
+    if not len(candidates) or wanted <= 0:
+        return []
+    scores = similarity[candidates]
+    take = min(wanted, len(candidates))
+    top = np.argpartition(-scores, take - 1)[:take]
+    top = top[np.lexsort((candidates[top], -scores[top]))]
+    return [(int(candidates[i]), float(scores[i])) for i in top]
+
+
+def _unit_rows(stored: dict[str, Any], order: list[int]) -> np.ndarray:
+    vectors = np.asarray([stored["embeddings"][i] for i in order], dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.where(norms > 0, norms, 1.0)
 
 
 def _matches(meta: dict[str, Any], language: str | None, topics: list[str] | None) -> bool:

@@ -129,6 +129,8 @@ class ChromaStore:
     def __init__(self, settings: Settings) -> None:
         self.client = connect(settings)
         self.location = settings.chroma_url or str(settings.index_dir)
+        # Embedded: the index's vectors can be held in the searching process (see KnowledgeIndex).
+        self.embedded = not settings.chroma_url
 
     # -- the pointer ---------------------------------------------------------
     def active_name(self) -> str | None:

@@ -53,4 +53,4 @@ def deployment_advice(req: Workload, cand: _Candidate, catalog: Catalog, ledger:
     if be is not None:
         return ("cloud", "Renting stays cheaper than owning at any utilization with these prices.", "按这些价格，无论利用率多高，租用都比自建便宜。", be)
     return ("cloud", "No sustained utilization given: renting avoids capex and lead time; give yearly_utilization to compare with owning.",
-            "未给出持续利用率：租用可避免资本支出和采购周期；给出 yearly_utilization 可与自建对比。", None)
+            "未给出持续利用率：租用可避免资本支出和采购周期；告诉我每年预计的 GPU 利用率，即可与自建对比。", None)

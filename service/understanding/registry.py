@@ -46,25 +46,59 @@ class Vocabulary:
 
     @classmethod
     def of(cls, terms: list[str]) -> Vocabulary:
-        alternatives = [_term_pattern(t) for t in sorted(set(terms), key=len, reverse=True) if t.strip()]
-        return cls(tuple(terms), re.compile("|".join(alternatives), re.IGNORECASE) if alternatives else None)
+        # Latin terms share one word-boundary check around their alternation: with a lookbehind per
+        # term, every position of the text re-ran it for each of hundreds of terms (3x slower per turn).
+        # Terms with Chinese come first, so "gpu利用率" still wins over "gpu" at the same position.
+        ordered = [t for t in sorted(set(terms), key=len, reverse=True) if t.strip()]
+        cjk = [_term_pattern(t) for t in ordered if _CJK.search(t)]
+        latin = [_term_pattern(t) for t in ordered if not _CJK.search(t)]
+        parts = cjk + ([rf"(?<![A-Za-z0-9])(?:{'|'.join(latin)})(?![A-Za-z0-9])"] if latin else [])
+        return cls(tuple(terms), re.compile("|".join(parts), re.IGNORECASE) if parts else None)
 
     def hits(self, text: str) -> list[str]:
         return [] if self.pattern is None else list(dict.fromkeys(m.group(0).lower() for m in self.pattern.finditer(text)))
 
 
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
 def _term_pattern(term: str) -> str:
+    """One term's alternative; Latin terms get their word boundaries from Vocabulary.of."""
     prefix = term.endswith("*")
     body = re.escape(term.rstrip("*").strip()).replace(r"\ ", r"[\s\-_]*")
-    if re.search(r"[\u3400-\u9fff]", term):
+    if _CJK.search(term):
         return body  # Chinese has no word boundaries; whole CJK terms are specific enough
     # Whole words only, so "population" never matches "io"; an optional plural, or any ending for stems.
-    return rf"(?<![A-Za-z0-9]){body}{'[A-Za-z]*' if prefix else 's?'}(?![A-Za-z0-9])"
+    return rf"{body}{'[A-Za-z]*' if prefix else 's?'}"
+
+
+@dataclass(frozen=True)
+class EvidenceRule:
+    """A named piece of structured evidence (registry.yaml `evidence_rules`; its words per language in cues.yaml).
+
+    It fires when one of its `any` words is in the question, one of its `also` words too (when it has
+    any), none of its `unless` words, every evidence kind in `needs` and none in `blocked_by`
+    (kinds: pasted, gpu, two_gpus, workload, quantities, measured, strong_domain). It then adds
+    `weight` to `intent` and multiplies the other intents' scores by `scale`.
+    """
+
+    name: str
+    intent: str
+    weight: float
+    needs: tuple[str, ...] = ()
+    blocked_by: tuple[str, ...] = ()
+    scale: dict[str, float] = field(default_factory=dict)
+
+
+EVIDENCE_KINDS = ("pasted", "gpu", "two_gpus", "workload", "quantities", "measured", "strong_domain")
+RULE_WORD_GROUPS = ("any", "also", "unless")
 
 
 @dataclass(frozen=True)
 class LanguageData:
     domain: Vocabulary  # words that by themselves make a question about AI infrastructure
+    gpu_words: Vocabulary  # domain words that only name hardware ("gpu", "显卡"): not enough to rule out off-topic uses
+    rule_words: dict[str, dict[str, Vocabulary]]  # evidence rule -> any / also / unless -> words
     cues: dict[str, Vocabulary]  # intent -> cue words
     ask_cues: dict[str, Vocabulary]  # sizing ask -> cue words
     messages: dict[str, str]
@@ -77,6 +111,7 @@ class Registry:
     asks: tuple[str, ...]
     exemplars: tuple[Exemplar, ...]
     languages: dict[str, LanguageData]
+    rules: tuple[EvidenceRule, ...]
     digest: str  # content hash of every data file: keys the exemplar-embedding cache
 
     def handler(self, intent: str) -> str:
@@ -107,10 +142,9 @@ def load_registry(data_dir: Path = DATA_DIR) -> Registry:
     for name, spec in raw["intents"].items():
         if spec["follow_up"] not in FOLLOW_UP_POLICIES:
             raise ValueError(f"{data_dir / 'registry.yaml'}: intent {name}: follow_up must be one of {FOLLOW_UP_POLICIES}")
-        intents[name] = IntentSpec(
-            name, spec["handler"], spec["follow_up"], tuple(spec.get("inputs") or ()), bool(spec.get("domain", True))
-        )
+        intents[name] = IntentSpec(name, spec["handler"], spec["follow_up"], tuple(spec.get("inputs") or ()), bool(spec.get("domain", True)))
     asks = tuple(raw["asks"])
+    rules = tuple(_rule(name, spec, intents, data_dir) for name, spec in (raw.get("evidence_rules") or {}).items())
     exemplars: list[Exemplar] = []
     languages: dict[str, LanguageData] = {}
     for lang in LANGUAGES:
@@ -127,12 +161,35 @@ def load_registry(data_dir: Path = DATA_DIR) -> Registry:
         cues = _read(data_dir / lang / "cues.yaml")
         languages[lang] = LanguageData(
             domain=Vocabulary.of(cues["domain"]),
+            gpu_words=Vocabulary.of(cues.get("gpu_words") or []),
+            rule_words=_rule_words(cues.get("rule_words") or {}, rules, data_dir / lang / "cues.yaml"),
             cues={intent: Vocabulary.of(words) for intent, words in (cues.get("intents") or {}).items()},
             ask_cues={ask: Vocabulary.of(words) for ask, words in (cues.get("asks") or {}).items()},
             messages=dict(cues["messages"]),
             labels=dict(cues["labels"]),
         )
-    return Registry(intents, asks, tuple(exemplars), languages, digest.hexdigest()[:16])
+    return Registry(intents, asks, tuple(exemplars), languages, rules, digest.hexdigest()[:16])
+
+
+def _rule(name: str, spec: dict, intents: dict, data_dir: Path) -> EvidenceRule:
+    where = f"{data_dir / 'registry.yaml'}: evidence rule {name}"
+    kinds = [*(spec.get("needs") or []), *(spec.get("blocked_by") or [])]
+    if spec.get("intent") not in intents or any(k not in EVIDENCE_KINDS for k in kinds):
+        raise ValueError(f"{where}: intent must be one of {sorted(intents)} and evidence kinds one of {EVIDENCE_KINDS}")
+    scale = {str(k): float(v) for k, v in (spec.get("scale") or {}).items()}
+    if any(k not in intents for k in scale):
+        raise ValueError(f"{where}: scale names an unknown intent")
+    return EvidenceRule(name, spec["intent"], float(spec["weight"]), tuple(spec.get("needs") or ()), tuple(spec.get("blocked_by") or ()), scale)
+
+
+def _rule_words(raw: dict, rules: tuple[EvidenceRule, ...], path: Path) -> dict[str, dict[str, Vocabulary]]:
+    names = {r.name for r in rules}
+    out: dict[str, dict[str, Vocabulary]] = {}
+    for name, groups in raw.items():
+        if name not in names or any(g not in RULE_WORD_GROUPS for g in groups):
+            raise ValueError(f"{path}: rule_words.{name}: unknown rule, or a group other than {RULE_WORD_GROUPS}")
+        out[name] = {g: Vocabulary.of(groups.get(g) or []) for g in RULE_WORD_GROUPS}
+    return out
 
 
 def _read(path: Path) -> dict:

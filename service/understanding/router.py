@@ -38,9 +38,7 @@ def default_cache_dir() -> Path:
 
 
 class SemanticRouter:
-    def __init__(
-        self, encoder: Encoder, exemplars: Sequence[Exemplar], *, digest: str, k: int = TOP_K, cache_dir: Path | None = None
-    ) -> None:
+    def __init__(self, encoder: Encoder, exemplars: Sequence[Exemplar], *, digest: str, k: int = TOP_K, cache_dir: Path | None = None) -> None:
         self.encoder, self.exemplars, self.k = encoder, tuple(exemplars), k
         self.matrix = _matrix(encoder, self.exemplars, digest, cache_dir or default_cache_dir())
 

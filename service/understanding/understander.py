@@ -82,9 +82,7 @@ class RoutedUnderstander:
                 from service.retrieval.embeddings import shared_use_multilingual
 
                 encoder = shared_use_multilingual()
-            self._router = SemanticRouter(
-                encoder, self.registry.exemplars, digest=self.registry.digest, k=self._k, cache_dir=self._cache_dir
-            )
+            self._router = SemanticRouter(encoder, self.registry.exemplars, digest=self.registry.digest, k=self._k, cache_dir=self._cache_dir)
         return self._router
 
     @property
@@ -117,9 +115,7 @@ class RoutedUnderstander:
             # the cue cascade reads it, and merge() carries the previous turn's intent and workload over.
             intent, ask, _, rule = classify_with_rule(text, slots)
             trace = (
-                und.trace.model_copy(
-                    update={"rules": [*und.trace.rules, f"follow-up cue after a {state.get('intent')} turn: {rule} -> {intent}"]}
-                )
+                und.trace.model_copy(update={"rules": [*und.trace.rules, f"follow-up cue after a {state.get('intent')} turn: {rule} -> {intent}"]})
                 if und.trace
                 else None
             )
@@ -167,12 +163,14 @@ class RoutedUnderstander:
         if evidence.in_domain:
             # A catalog name, a workload number or a pasted log rules out the two non-domain readings;
             # a domain word alone only weakens them ("英伟达的股票" names the company, not a GPU).
+            # Only a GPU's name or a GPU word ("4090 挖矿", "gaming laptop with a good GPU") weakens them too:
+            # an off-topic neighbour or an off-topic evidence rule can still win.
             if not INJECTION.search(text):
-                factor = 0.0 if (evidence.pasted or evidence.names or evidence.quantities) else WORD_ONLY_FACTOR
+                factor = 0.0 if evidence.strongly_in_domain else WORD_ONLY_FACTOR
                 scores["out_of_scope"] *= factor
                 scores["smalltalk"] *= factor
             rules.append("domain evidence: " + ", ".join([*evidence.names, *evidence.quantities, *evidence.domain_terms][:6]))
-        elif far:
+        elif far and not any(registry.in_domain(r.intent) for r, _ in evidence.fired):
             rules.append(
                 f"far from every in-domain exemplar (nearest {nearest_in_domain:.2f}; thresholds {far_below:.2f}, "
                 f"{near_below:.2f} when an off-topic exemplar is nearer) and no domain evidence"
@@ -183,10 +181,12 @@ class RoutedUnderstander:
             if scores["smalltalk"] <= scores["out_of_scope"]:
                 scores["out_of_scope"] = max(scores["out_of_scope"], W_RULE)
 
+        fired = self._apply_evidence_rules(scores, rules, evidence)
+
         ranked = sorted(scores, key=lambda name: (-scores[name], name))
         intent, runner_up = ranked[0], ranked[1]
         ask = self._ask(intent, cascade_intent, cascade_ask, evidence, neighbours)
-        clarification = self._close_call(intent, runner_up, scores, rule, lang, rules)
+        clarification = None if fired else self._close_call(intent, runner_up, scores, rule, lang, rules)
         trace = UnderstandingTrace(
             intent=intent,
             runner_up=runner_up,
@@ -205,11 +205,23 @@ class RoutedUnderstander:
             pasted=pasted if intent == "diagnostics" else None,
             trace=trace,
             clarification=clarification,
+            evidence=[r.name for r, _ in evidence.fired if r.intent == intent],
         )
 
-    def _weigh_rules(
-        self, scores: dict[str, float], rules: list[str], text: str, slots: Slots, evidence: Evidence, cascade_intent: str, rule: str
-    ) -> None:
+    @staticmethod
+    def _apply_evidence_rules(scores: dict[str, float], rules: list[str], evidence: Evidence) -> bool:
+        """The data-file evidence rules (registry.yaml `evidence_rules`): each adds its weight and rescales the others.
+
+        A rule that fired decided on named evidence, so it is not a close call worth a question."""
+        for rule, _ in evidence.fired:
+            for name, factor in rule.scale.items():
+                scores[name] *= factor
+        for rule, words in evidence.fired:
+            scores[rule.intent] += rule.weight
+            rules.append(f"evidence rule {rule.name} ({', '.join(words[:4])}) -> {rule.intent}")
+        return bool(evidence.fired)
+
+    def _weigh_rules(self, scores: dict[str, float], rules: list[str], text: str, slots: Slots, evidence: Evidence, cascade_intent: str, rule: str) -> None:
         if evidence.pasted:
             scores["diagnostics"] += W_DECISIVE
             rules.append(f"pasted {evidence.pasted} log -> diagnostics")
@@ -223,9 +235,7 @@ class RoutedUnderstander:
             trust = 1.0 if evidence.in_domain else UNTRUSTED
             weight = (W_DEFAULT if rule == "default" else W_RULE) * trust
             scores[cascade_intent] += weight
-            rules.append(
-                "cue cascade: no specific cue (faq by default)" if rule == "default" else f"cue cascade: {rule} -> {cascade_intent}"
-            )
+            rules.append("cue cascade: no specific cue (faq by default)" if rule == "default" else f"cue cascade: {rule} -> {cascade_intent}")
         for name, words in evidence.cues.items():
             if name in scores:
                 scores[name] += W_CUE * min(len(words), MAX_CUES)
@@ -285,9 +295,7 @@ class RoutedUnderstander:
                 asks[exemplar.ask] = asks.get(exemplar.ask, 0.0) + max(sim, 0.0)
         return max(asks, key=lambda a: asks[a]) if asks else "memory"
 
-    def _close_call(
-        self, intent: str, runner_up: str, scores: dict[str, float], rule: str, lang: str, rules: list[str]
-    ) -> Clarification | None:
+    def _close_call(self, intent: str, runner_up: str, scores: dict[str, float], rule: str, lang: str, rules: list[str]) -> Clarification | None:
         registry = self.registry
         if rule not in ("default", "no domain cue") or not (registry.in_domain(intent) and registry.in_domain(runner_up)):
             return None  # a sharp cue decided, or one reading is not about infrastructure

@@ -6,17 +6,7 @@ import re
 
 import pytest
 
-from service.config import Settings
 from service.contract import ChatRequest
-from service.runtime import Runtime
-
-
-@pytest.fixture(scope="module")
-def advisor(module_data_dir):
-    rt = Runtime(Settings(data_dir=module_data_dir, environment="test", api_keys=[], llm_provider="none"))
-    rt.open_index()
-    yield rt.advisor
-    rt.close()
 
 
 def ask(advisor, *messages: str):
@@ -106,3 +96,22 @@ def test_claims_get_their_own_verdict(advisor, question: str, verdict: str) -> N
     answer = ask(advisor, question)
     assert verdict in lead(answer)
     assert "64 台" not in lead(answer) and "64 nodes" not in lead(answer) and "10 天" not in lead(answer)  # never the seed claim
+
+
+def test_a_fit_question_about_one_method_says_no_then_names_what_fits(advisor) -> None:
+    answer = ask(advisor, "my single RTX 4090 - could it do full finetuning of Mistral 7B?")
+    assert lead(answer).startswith("**No: full fine-tuning")
+    assert "QLoRA" in lead(answer) or "LoRA" in lead(answer)
+
+
+def test_a_fit_answer_states_the_memory_in_totals_in_gib_and_gb(advisor) -> None:
+    answer = ask(advisor, "is one 8x H100 server enough to serve Llama 3.1 405B?")
+    where = next(b.text for b in answer.blocks if b.type == "paragraph" and "weights alone" in b.text)
+    assert re.search(r"756 GiB \(812 GB\)", where), where
+    assert "640 GB" in where
+
+
+def test_owning_versus_renting_gives_the_break_even_utilisation(advisor) -> None:
+    answer = ask(advisor, "at what point is owning GPUs cheaper than renting")
+    assert answer.intent == "cloud_vs_onprem"
+    assert re.search(r"Break-even at \d+% utili[sz]ation", answer.answer), answer.answer[:400]

@@ -232,9 +232,9 @@ def test_migrations_run_at_start_up_and_are_idempotent(pg_schema_url) -> None:
     [t.join() for t in threads]
     assert errors == []
     with stores[0]._engine.connect() as conn:
-        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalars().all() == ["0001"]
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalars().all() == ["0002"]  # 0002: analytics question records
         tables = set(conn.execute(text("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")).scalars())
-    assert {"conversations", "messages", "feedback", "alembic_version"} <= tables
+    assert {"conversations", "messages", "feedback", "question_records", "alembic_version"} <= tables
     for store in stores:
         store.close()
 

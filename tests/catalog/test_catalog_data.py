@@ -34,7 +34,7 @@ def catalog() -> Catalog:
 def test_all_files_load_with_expected_ids(catalog: Catalog) -> None:
     assert set(catalog.gpus) == {
         "t4", "a10", "a10g", "l4", "l40s", "a100-40gb-pcie", "a100-40gb-sxm", "a100-80gb-pcie",
-        "a100-80gb-sxm", "h100-pcie", "h100-sxm", "h100-nvl", "h800", "h20", "h200", "b200",
+        "a100-80gb-sxm", "a800", "h100-pcie", "h100-sxm", "h100-nvl", "h800", "h20", "h200", "b200",
         "mi300x", "ascend-910b", "rtx-4090",
     }
     required_models = {
@@ -417,7 +417,7 @@ def _expect_error(directory: Path, file_name: str, entry: str, field: str) -> Ca
 
 
 def test_unmodified_copy_loads(broken_dir: Path) -> None:
-    assert len(load_catalog(broken_dir).gpus) == 19
+    assert len(load_catalog(broken_dir).gpus) == 20
 
 
 def test_missing_field_is_reported(broken_dir: Path) -> None:

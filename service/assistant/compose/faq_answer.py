@@ -70,8 +70,9 @@ ANNOUNCES = re.compile(
 # A lead must stand on its own: not a continuation of a sentence the reader has not seen.
 CONTINUATION = re.compile(
     r"^(?:however|but|also|and|so|then|this|that|these|those|it|they|such|for example|e\.g\.|in that case|otherwise|likewise|"
-    r"first|second|third|fourth|finally|lastly|"
-    r"但|但是|而|而且|并且|这|那|此外|另外|例如|比如|同样|否则|它|它们|其中|第[一二三四五]|其次|再次|最后|有的|有些|其他|其余|另一)",
+    r"first|second|third|fourth|finally|lastly|in addition|additionally|besides|moreover|furthermore|on top of (?:that|this)|plus\b|"
+    r"但|但是|而|而且|并且|这|那|此外|另外|例如|比如|同样|否则|它|它们|其中|第[一二三四五]|其次|再次|最后|有的|有些|其他|其余|另一|"
+    r"再加上|再者|加上|还有|同时|除此之外|除了这些|与此同时|因此|所以|不过|然而|也)",
     re.I,
 )
 

@@ -218,7 +218,7 @@ def _break_even(r, lang: str, catalog: Catalog) -> Rendered:
 def _recommend(r, lang: str, catalog: Catalog) -> Rendered:
     rec = r.recommended
     c = rec.configuration
-    tier = TIER[rec.tier][1 if lang == "zh" else 0]
+    tier = _tier(rec.tier, r.task, lang)
     where = f"{c.instance.name} · {c.instance.provider}" if c.instance else pick(lang, "on-prem", "自建")
     head = pick(lang, f"**Recommendation: {tier} — {c.gpus} × {c.gpu_name}** ({where})",
                 f"**推荐：{tier} —— {c.gpus} × {c.gpu_name}**（{where}）")
@@ -228,6 +228,23 @@ def _recommend(r, lang: str, catalog: Catalog) -> Rendered:
         head += pick(lang, f", about {money_band(rec.cost, r.currency, lang)}", f"，费用约 {money_band(rec.cost, r.currency, lang)}")
     head += "." if lang == "en" else "。"
     return head, None
+
+
+SERVING_TIER = {"entry": ("single-GPU serving", "单卡推理部署"), "mid": ("single-node serving", "单节点推理部署"),
+                "production": ("multi-node serving", "多节点推理集群")}
+
+
+def _tier(tier: str, task: str, lang: str) -> str:
+    """Tier names speak of training; a serving plan gets serving names."""
+    names = SERVING_TIER if task == "inference" else TIER
+    return names[tier][1 if lang == "zh" else 0]
+
+
+def _network(text: str, lang: str) -> str:
+    """The sizing core writes "100 Gb/s, RDMA: none"; a Chinese answer says it in Chinese."""
+    if lang != "zh":
+        return text
+    return text.replace("RDMA: none", "无 RDMA").replace("RDMA: ", "RDMA：")
 
 
 def _band(band) -> Band | None:
@@ -242,16 +259,20 @@ def recommendation(r, lang: str, catalog: Catalog) -> Recommendation:
         gpu_name=alt.configuration.gpu_name, gpus=alt.configuration.gpus, nodes=alt.configuration.nodes, gpus_per_node=alt.configuration.gpus_per_node,
         instance=alt.configuration.instance.name if alt.configuration.instance else None, hours=_band(alt.hours), cost=_band(alt.cost),
         cost_per_hour=alt.cost_per_hour, meets_deadline=alt.meets_deadline, within_budget=alt.within_budget) for alt in r.alternatives]
-    strategy = pick(lang, f"{c.precision}, {SHARDING[c.sharding][0]}, activation recomputation: {c.recompute}",
-                    f"{c.precision}，{SHARDING[c.sharding][1]}，激活重计算（activation checkpointing）：{c.recompute}")
+    if r.task == "inference":  # a serving plan: weights and how they are split, no training vocabulary
+        strategy = pick(lang, f"{c.precision} weights, " + (f"tensor parallel across {c.gpus} GPUs" if c.gpus > 1 else "one GPU"),
+                        f"{c.precision} 权重，" + (f"{c.gpus} 卡张量并行" if c.gpus > 1 else "单卡"))
+    else:
+        strategy = pick(lang, f"{c.precision}, {SHARDING[c.sharding][0]}, activation recomputation: {c.recompute}",
+                        f"{c.precision}，{SHARDING[c.sharding][1]}，激活重计算（activation checkpointing）：{c.recompute}")
     return Recommendation(
-        tier=rec.tier, tier_name=TIER[rec.tier][1 if lang == "zh" else 0], task=r.task, method=r.method, model=r.model,
+        tier=rec.tier, tier_name=_tier(rec.tier, r.task, lang), task=r.task, method=r.method, model=r.model,
         model_name=model_name(catalog, r.model), gpu=c.gpu, gpu_name=c.gpu_name, gpus=c.gpus, nodes=c.nodes, gpus_per_node=c.gpus_per_node,
         instance=c.instance.name if c.instance else None, instance_provider=c.instance.provider if c.instance else None,
         per_gpu_memory_gib=c.per_gpu_memory_gib, gpu_memory_gib=c.gpu_memory_gib, precision=c.precision, sharding=c.sharding,
         recompute=c.recompute, strategy=strategy, interconnect=c.scale_up, hours=_band(rec.hours), cost=_band(rec.cost), currency=r.currency,
         deployment=r.deployment, deployment_reason=r.deployment_reason_zh if lang == "zh" else r.deployment_reason_en,
-        cpu=c.cpu, ram_gb_per_node=c.ram_gb_per_node, storage=localized(c.storage, lang), network=localized(c.network, lang),
+        cpu=localized(c.cpu, lang), ram_gb_per_node=c.ram_gb_per_node, storage=localized(c.storage, lang), network=_network(localized(c.network, lang), lang),
         alternatives=options,
     )
 

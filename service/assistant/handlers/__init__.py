@@ -4,11 +4,12 @@ from collections.abc import Callable
 
 from service.assistant.handlers.base import Context, Draft
 from service.assistant.handlers.claims import claim_check
+from service.assistant.handlers.compare import compare
 from service.assistant.handlers.consulting import consulted
 from service.assistant.handlers.diagnostics import diagnostics
 from service.assistant.handlers.knowledge import faq, out_of_scope, preflight, smalltalk
 from service.assistant.handlers.spec import spec
-from service.assistant.handlers.workload import cloud_vs_onprem, compare, recommend, sizing_answer
+from service.assistant.handlers.workload import cloud_vs_onprem, recommend, sizing_answer
 
 HANDLERS: dict[str, Callable[[Context], Draft]] = {
     "faq": faq,

@@ -22,6 +22,7 @@ from service.assistant import claim_checks, followup
 from service.assistant.handlers.claims import claim_check
 from service.assistant.handlers.workload import recommend, sizing_answer
 from service.assistant.messages import say
+from service.errors import InputError
 from service.contract import LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
 
 DEFAULT_GPU = "h100-sxm"
@@ -42,6 +43,10 @@ def consulted(handler: Callable[[Context], Draft]) -> Callable[[Context], Draft]
         answer_with = handler
         if handler is sizing_answer and ctx.understanding.ask in ASK_NEEDS and getattr(s, ASK_NEEDS[ctx.understanding.ask]) is None:
             answer_with = recommend  # the quantity asked for needs an input the user did not give: advise instead
+        if handler is sizing_answer and "own_fit_question" in ctx.understanding.evidence and (s.gpus or 1) > 1:
+            # "can 2x 4090 LoRA Qwen 14B?", "8 卡 H200 能部署 DeepSeek-V3 吗": when the fit table below cannot decide
+            # (a method was named, or nothing fits), a multi-GPU fit question is sized as a configuration on those GPUs.
+            answer_with = recommend
         fit = fit_question(ctx)
         if fit is not None:
             return fit
@@ -49,7 +54,13 @@ def consulted(handler: Callable[[Context], Draft]) -> Callable[[Context], Draft]
         if cluster is not None:
             return cluster
         notes = _steer(ctx)
-        draft = answer_with(ctx)
+        try:
+            draft = answer_with(ctx)
+        except InputError:
+            replicas = replica_plan(ctx, notes)
+            if replicas is None:
+                raise
+            return replicas
         if notes and draft.clarification is None:
             at = 1 if draft.blocks and draft.blocks[0].type == "lead" else 0
             draft.blocks[at:at] = notes
@@ -87,11 +98,13 @@ def _set_slots(ctx: Context, **values) -> None:
 # -- fit questions ----------------------------------------------------------------
 def fit_question(ctx: Context) -> Draft | None:
     s, text, lang = ctx.slots, ctx.text, ctx.lang
-    if not (s.gpu and (s.model or s.params_b) and _is("fit", text)) or s.tokens or s.deadline_hours or s.method:
+    if not (s.gpu and (s.model or s.params_b) and _is("fit", text)) or s.tokens or s.deadline_hours:
         return None
     serving = s.task == "inference" or (s.task is None and _is("serving", text))
     if s.weights and serving:
         return None  # a weight format was chosen: the literal answer is the right one
+    if s.method and serving:
+        return None
     gpus = s.gpus or 1
     options = consult.fit_options(ctx, _model_ref(ctx), gpu=s.gpu, gpus=gpus, serving=serving, concurrency=s.concurrency or 1,
                                   context_len=s.context_len)
@@ -106,7 +119,15 @@ def fit_question(ctx: Context) -> Draft | None:
         return r.per_gpu_total_gib if serving else r.per_gpu.total_gib
 
     label = {o.option: say(f"consult.method.{o.option}", lang) for o in options}
-    if best is None:
+    asked = next((o for o in options if o.option == s.method), None) if s.method else None
+    if s.method and (asked is None or asked.fit != "does_not_fit"):
+        return None  # the method asked for fits (or could not be computed): the literal answer says so
+    if asked is not None:
+        # "4090 能全参微调 7B 吗": answer the method asked about first, then what does fit.
+        lead = say("consult.fit_asked_no", lang, option=label[asked.option], need=num(need(asked)), gpu=gpu.name, gb=num(gpu.memory_gb), have=num(have))
+        if best is not None:
+            lead += " " + say("consult.fit_instead", lang, option=label[best.option], need=num(need(best)))
+    elif best is None:
         lead = say("consult.fit_none", lang, gpus=gpus, gpu=gpu.name, option=label[options[-1].option], need=num(need(options[-1])), gb=num(gpu.memory_gb), have=num(have))
     else:
         lead = say("consult.fit_yes", lang, option=label[best.option], need=num(need(best)), gpu=gpu.name, gb=num(gpu.memory_gb), have=num(have))
@@ -117,7 +138,7 @@ def fit_question(ctx: Context) -> Draft | None:
                TableColumn(key="fit", label=say("consult.fit_table_fit", lang))]
     rows = [[TableCell(text=label[o.option]), TableCell(text=gib(need(o)), value=need(o)),
              TableCell(text=FIT_WORDS[o.fit][1 if lang == "zh" else 0])] for o in options]
-    blocks = [LeadBlock(text=lead), TableBlock(columns=columns, rows=rows)]
+    blocks = [LeadBlock(text=lead), TableBlock(columns=columns, rows=rows), _where_memory_goes(ctx, options[0], label, serving, gpus)]
     if serving:
         blocks += _gqa(ctx) + [ParagraphBlock(text=say("consult.serving_stack", lang))]
     chosen = best or options[-1]
@@ -126,6 +147,59 @@ def fit_question(ctx: Context) -> Draft | None:
                  follow_ups=[ctx.t("What configuration would you recommend for this?", "这个任务推荐什么配置？"),
                              ctx.t("How long would the fine-tune take?", "微调大概要多久？") if not serving else
                              ctx.t("How many users can it serve?", "能支撑多少并发？")])
+
+
+def _where_memory_goes(ctx: Context, first: consult.FitOption, label: dict, serving: bool, gpus: int) -> ParagraphBlock:
+    """The most demanding option's memory in totals (GiB and GB), so the reader can check it against the cards."""
+    gpu = ctx.catalog.gpus[ctx.slots.gpu]
+    total = gpus * gpu.memory_gb * 1e9 / 2**30
+    ctx.record("catalog-lookup", {"gpu": gpu.id, "gpus": gpus}, {"total_memory_gb": gpus * gpu.memory_gb, "total_memory_gib": total})
+    common = {"option": label[first.option], "total": num(total), "total_gb": num(gpus * gpu.memory_gb), "gpus": gpus, "gpu": gpu.name}
+    if serving:
+        weights = first.result.weights_gib
+        ctx.record("unit-conversion", {"weights_gib": weights}, {"weights_gb": weights * 2**30 / 1e9})
+        return ParagraphBlock(text=say("consult.fit_weights_serving", ctx.lang, weights=num(weights), weights_gb=num(weights * 2**30 / 1e9), **common))
+    states = first.result.model_states_total_gib
+    ctx.record("unit-conversion", {"model_states_gib": states}, {"model_states_gb": states * 2**30 / 1e9})
+    return ParagraphBlock(text=say("consult.fit_states_training", ctx.lang, states=num(states), states_gb=num(states * 2**30 / 1e9), **common))
+
+
+# -- serving more users than one node holds ------------------------------------------------
+REPLICA_GPUS = 8
+REPLICA_FORMATS = ("bf16", "fp8", "int4")
+
+
+def replica_plan(ctx: Context, notes: list) -> Draft | None:
+    """Many concurrent users: one 8-GPU replica holds so many sequences, so the plan is N replicas behind a load balancer.
+
+    Used when no single replica fits the requested concurrency (the recommender stops at one node)."""
+    s, lang = ctx.slots, ctx.lang
+    if s.task != "inference" or not (s.model or s.params_b) or not s.concurrency or s.concurrency < 2:
+        return None
+    gpu_id = s.gpu or DEFAULT_GPU
+    for fmt in ([s.weights] if s.weights else REPLICA_FORMATS):
+        result, _ = ctx.try_run("inference", {**_model_ref(ctx), "gpu": gpu_id, "gpus": REPLICA_GPUS, "weights": fmt, "concurrency": 1,
+                                              "context_len": s.context_len})
+        if result is not None and result.max_concurrency:
+            break
+    else:
+        return None
+    per_replica = result.max_concurrency
+    replicas = -(-s.concurrency // per_replica)
+    gpus = replicas * REPLICA_GPUS
+    ctx.record("serving-replicas", {"concurrency": s.concurrency, "sequences_per_replica": per_replica, "gpus_per_replica": REPLICA_GPUS},
+               {"replicas": replicas, "gpus": gpus})
+    gpu = ctx.catalog.gpus[gpu_id].name
+    blocks = [LeadBlock(text=say("consult.replicas_lead", lang, replicas=replicas, gpus_per=REPLICA_GPUS, gpu=gpu, total=f"{gpus:,}",
+                                 concurrency=f"{s.concurrency:,}", fmt=say(f"consult.method.{result.weights_format}", lang))),
+              *notes,
+              ParagraphBlock(text=say("consult.replicas_why", lang, per=f"{per_replica:,}", context=f"{result.context_len:,}",
+                                      kv=num(result.kv_per_sequence_gib), weights=num(result.weights_gib))),
+              ParagraphBlock(text=say("consult.replicas_ops", lang))]
+    if not any(isinstance(b, ParagraphBlock) and "vLLM" in b.text for b in notes):
+        blocks.append(ParagraphBlock(text=say("consult.serving_stack", lang)))
+    return Draft(blocks=blocks, hits=ctx.retrieve(k=2, topics=["inference"]), works=[(result.tool, result.work)],
+                 follow_ups=[ctx.t("What would that cost per month?", "每月大概多少钱？"), ctx.t("And with INT4 weights?", "那换成INT4呢？")])
 
 
 # -- pre-training with no data size -------------------------------------------------
@@ -172,22 +246,46 @@ def _steer(ctx: Context) -> list:
             notes.append(NoticeBlock(kind="info", text=say(f"consult.relative_unset.{key}", lang)))
     stage = consult.stage(text)
     params = _params(ctx)
-    if stage == "budget" and s.task in (None, "fine-tune") and not s.method and params:
+    serving = s.task == "inference" or (s.task is None and _is("serving", text))
+    if serving and s.task is None:
+        # "H20 部署 DeepSeek 67B 要几张卡": a serving plan, not a training cluster.
+        _set_slots(ctx, task="inference", weights=s.weights or (s.precision if s.precision in ("bf16", "fp16", "fp8") else None))
+        s = ctx.slots
+    if stage == "budget" and not serving and s.task in (None, "fine-tune") and not s.method and params:
         method = "qlora" if params >= 12e9 else "lora"
         _set_slots(ctx, method=method, task="fine-tune")
         notes.append(NoticeBlock(kind="assumption", text=say("consult.budget", lang, method=say(f"consult.method.{method}", lang))))
-    serving = s.task == "inference" or (s.task is None and _is("serving", text))
     users = consult.users_in(text)
     if serving and users and not s.concurrency:
-        concurrency = consult.concurrency_for_users(users)
+        concurrent = consult.users_are_concurrent(text)
+        concurrency = users if concurrent else consult.concurrency_for_users(users)
         _set_slots(ctx, concurrency=concurrency, task="inference")
-        ctx.record("concurrency-from-users", {"users": users, "peak_active_share": consult.PEAK_ACTIVE_SHARE}, {"concurrency": concurrency})
-        notes.append(NoticeBlock(kind="assumption", text=say("consult.users", lang, concurrency=concurrency, share=pct(consult.PEAK_ACTIVE_SHARE),
-                                                              users=f"{users:,}")))
+        share = 1.0 if concurrent else consult.PEAK_ACTIVE_SHARE
+        ctx.record("concurrency-from-users", {"users": users, "peak_active_share": share}, {"concurrency": concurrency})
+        notes.append(NoticeBlock(kind="assumption", text=say("consult.users_concurrent", lang, concurrency=f"{concurrency:,}") if concurrent else
+                                 say("consult.users", lang, concurrency=concurrency, share=pct(share), users=f"{users:,}")))
+    if stage == "budget" and serving and params and not s.weights:
+        # A hobby or POC deployment: 4-bit weights are what makes a 7B–13B model fit a cheap card.
+        notes.append(NoticeBlock(kind="info", text=say("consult.budget_serving", lang)))
+    if serving and params:
+        notes.append(_weights_size(ctx, params))
     if serving and (s.model or s.params_b):
         notes += _gqa(ctx)
         notes.append(ParagraphBlock(text=say("consult.serving_stack", lang)))
     return notes
+
+
+WEIGHT_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
+
+
+def _weights_size(ctx: Context, params: float) -> ParagraphBlock:
+    """The first number anyone checks in a serving plan: how big the weights are at the chosen precision."""
+    fmt = ctx.slots.weights or "bf16"
+    size = params * WEIGHT_BYTES.get(fmt, 2.0)
+    ctx.record("weights-size", {"params": params, "weights": fmt, "bytes_per_param": WEIGHT_BYTES.get(fmt, 2.0)},
+               {"weights_gb": size / 1e9, "weights_gib": size / 2**30})
+    return ParagraphBlock(text=say("consult.weights_size", ctx.lang, fmt=say(f"consult.method.{fmt}", ctx.lang), gb=num(size / 1e9),
+                                   gib=num(size / 2**30)))
 
 
 def _gqa(ctx: Context) -> list:

@@ -1,14 +1,26 @@
-"""Diagnostics: parse a pasted `nvidia-smi topo -m` matrix or nccl-tests output and judge it."""
+"""Diagnostics: parse a pasted `nvidia-smi topo -m` matrix or nccl-tests output and judge it; recognise
+error and symptom signatures (Xid, ECC, NCCL errors and timeouts, CUDA OOM, NaN loss; the table is
+data: service/assistant/diagnostic_signatures.yaml) and answer from the knowledge about them."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import yaml
 
 from service.assistant.compose import extract, sizing
+from service.assistant.compose.faq_answer import compose_faq
 from service.assistant.compose.work import assumptions, warnings
 from service.assistant.handlers.base import Context, Draft
 from service.assistant.handlers.knowledge import faq
-from service.contract import Block, ChecklistBlock, ChecklistStep, LeadBlock
+from service.assistant.messages import say
+from service.contract import Block, BulletsBlock, ChecklistBlock, ChecklistStep, LeadBlock, ParagraphBlock
+
+SIGNATURES_FILE = Path(__file__).resolve().parents[1] / "diagnostic_signatures.yaml"
+MAX_NAMED = 2  # signatures named in the lead; the first leads the search
 
 CELL = re.compile(r"^(X|NV\d+|SYS|NODE|PHB|PXB|PIX)$")
 NV_LINKS_TO_GPU = {18: "h100-sxm", 12: "a100-80gb-sxm", 8: "h800"}
@@ -65,6 +77,37 @@ def parse_nccl(text: str) -> dict | None:
             "ranks": len(devices), "device": devices[0].strip() if devices else None}
 
 
+@dataclass(frozen=True)
+class Signature:
+    name: str
+    pattern: re.Pattern[str]
+    label: dict[str, str]  # language -> what it is
+    query: dict[str, str]  # language -> the search that finds the knowledge about it
+    topics: tuple[str, ...]
+    commands: tuple[str, ...]
+    covered_by: tuple[str, ...] = ()  # skipped when one of these matched: the more specific reading already names it
+
+
+@cache
+def signatures() -> tuple[Signature, ...]:
+    raw = yaml.safe_load(SIGNATURES_FILE.read_text(encoding="utf-8"))
+    return tuple(
+        Signature(name, re.compile(spec["pattern"], re.IGNORECASE), dict(spec["label"]), dict(spec["query"]), tuple(spec.get("topics") or ()),
+                  tuple(spec.get("commands") or ()), tuple(spec.get("covered_by") or ()))
+        for name, spec in raw.items()
+    )
+
+
+def recognise(text: str) -> list[tuple[Signature, str]]:
+    """The signatures found in `text`, in table order, each with the text that matched (its code, when it has one)."""
+    found: list[tuple[Signature, str]] = []
+    for signature in signatures():
+        m = signature.pattern.search(text)
+        if m and not any(s.name in signature.covered_by for s, _ in found):
+            found.append((signature, (m.group(1) if m.groups() and m.group(1) else m.group(0)).strip()))
+    return found
+
+
 def diagnostics(ctx: Context) -> Draft:
     if ctx.understanding.pasted == "topo":
         topo = parse_topology(ctx.text)
@@ -74,7 +117,35 @@ def diagnostics(ctx: Context) -> Draft:
     measured = (nccl and (nccl["peak_busbw_gbps"] or nccl["avg_busbw_gbps"])) or ctx.slots.measured_busbw_gbps
     if measured:
         return _bandwidth(ctx, measured, nccl)
+    found = recognise(ctx.text)
+    if found:
+        return _signature(ctx, found[:MAX_NAMED])
     return faq(ctx)
+
+
+def _signature(ctx: Context, found: list[tuple[Signature, str]]) -> Draft:
+    """Name what the error is, then answer from the knowledge about it: never a question back, whatever else is missing."""
+    lang = ctx.lang
+    ctx.record("error-signature", {"text": ctx.text[:200]}, {"signatures": [{"name": sig.name, "matched": matched} for sig, matched in found]})
+    first = found[0][0]
+    query = f"{first.query[lang]} {ctx.text[:200]}"
+    hits = ctx.retrieve(query, k=4, topics=list(first.topics) or None) or ctx.retrieve(query, k=4)
+    labels = [sig.label[lang] for sig, _ in found]
+    lead = say("diagnose.recognised", lang, what=labels[0]) if len(labels) == 1 else say(
+        "diagnose.recognised_two", lang, first=labels[0], second=labels[1])
+    blocks: list[Block] = [LeadBlock(text=lead)]
+    cited: list = []
+    if hits:
+        answer = compose_faq(f"{ctx.text} {first.query[lang]}", lang, hits, getattr(ctx.index, "embed", None), skip=extract.INJECTION.search)
+        if answer.lead:
+            blocks.append(ParagraphBlock(text=answer.lead))
+            if answer.points:
+                blocks.append(BulletsBlock(items=answer.points))
+            cited = answer.cited_hits
+    commands = list(dict.fromkeys(c for sig, _ in found for c in sig.commands))[:4]
+    if commands:
+        blocks.append(_next_steps(ctx, say("diagnose.next_steps", lang), commands))
+    return Draft(blocks=blocks, hits=cited, follow_ups=[say("diagnose.follow_up_logs", lang), say("diagnose.follow_up_node", lang)])
 
 
 def _bandwidth(ctx: Context, measured: float, parsed: dict | None) -> Draft:

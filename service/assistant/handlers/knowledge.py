@@ -9,7 +9,7 @@ from service.assistant.compose.faq_answer import compose_faq
 from service.assistant.compose.fmt import num
 from service.assistant.compose.work import assumptions
 from service.assistant.handlers.base import Context, Draft
-from service.contract import BulletsBlock, ChecklistBlock, ChecklistStep, LeadBlock
+from service.contract import BulletsBlock, ChecklistBlock, ChecklistStep, LeadBlock, ParagraphBlock
 
 FOLLOW_UPS = {
     "reliability": (["How often should I checkpoint a large job?", "How do I resume training from a checkpoint?"], ["大模型训练多久保存一次检查点合适？", "怎么从检查点恢复训练？"]),
@@ -95,7 +95,23 @@ def preflight(ctx: Context) -> Draft:
     ])
     if ckpt is not None:
         draft.works.append(("checkpoint", ckpt.work))
+    if "acceptance_test" in ctx.understanding.evidence:
+        _answer_the_test_asked(ctx, draft)
     return draft
+
+
+def _answer_the_test_asked(ctx: Context, draft: Draft) -> None:
+    """A question about one acceptance test (gpu-burn for how long, ib_write_bw per NIC) gets the knowledge about it
+    right after the lead, before the general checklist; its passages are cited first."""
+    hits = ctx.retrieve(k=4, topics=["preflight", "gpu-health", "networking"]) or ctx.retrieve(k=4)
+    if not hits:
+        return
+    answer = compose_faq(ctx.text, ctx.lang, hits, getattr(ctx.index, "embed", None), skip=extract.INJECTION.search, max_points=3)
+    if not answer.lead:
+        return
+    cited = answer.cited_hits
+    draft.blocks[1:1] = [ParagraphBlock(text=answer.lead), *([BulletsBlock(items=answer.points)] if answer.points else [])]
+    draft.hits = [*cited, *(h for h in draft.hits if h not in cited)]
 
 
 THANKS = re.compile(r"thank|thx|谢谢|多谢|感谢|帮大忙", re.I)

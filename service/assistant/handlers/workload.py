@@ -1,4 +1,4 @@
-"""Workload answers: tier recommendations, single sizing questions, GPU comparisons, rent vs buy."""
+"""Workload answers: tier recommendations, single sizing questions, rent vs buy (GPU comparisons: compare.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from service.assistant.compose.work import assumptions, warnings
 from service.assistant.handlers.base import Context, Draft
 from service.assistant import consult
 from service.assistant.handlers.knowledge import faq
-from service.contract import BulletsBlock, Clarification, LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
-from service.sizing.cost import cheapest_instance
+from service.assistant.messages import say
+from service.contract import Clarification, LeadBlock, NoticeBlock, ParagraphBlock
 
 DEFAULT_GPU = "h100-sxm"
 
@@ -278,60 +278,30 @@ def _compute(ctx: Context) -> Draft:
     return draft
 
 
-def compare(ctx: Context) -> Draft:
-    ids = (ctx.slots.compare_gpus or [ctx.slots.gpu or DEFAULT_GPU])[:4]
-    specs = []
-    for gpu_id in ids:
-        g = ctx.catalog.gpus[gpu_id]
-        price = cheapest_instance(ctx.catalog, gpu_id)
-        specs.append({"gpu": g.id, "name": g.name, "memory_gb": g.memory_gb, "memory_bandwidth_gbps": g.memory_bandwidth_gbps,
-                      "bf16_dense_tflops": g.bf16_dense_tflops or g.fp16_dense_tflops, "fp8_dense_tflops": g.fp8_dense_tflops,
-                      "scale_up": g.scale_up.name if g.scale_up else "PCIe", "scale_up_gbps": g.scale_up.bandwidth_gbps_bidir if g.scale_up else g.pcie_gbps_per_direction * 2,
-                      "tdp_w": g.tdp_w, "usd_per_gpu_hour": price.price_per_gpu_hour if price else None})
-    base = specs[-1]
-    ratios = {s["gpu"]: {"compute": round(s["bf16_dense_tflops"] / base["bf16_dense_tflops"], 3),
-                         "bandwidth": round(s["memory_bandwidth_gbps"] / base["memory_bandwidth_gbps"], 3),
-                         "memory": round(s["memory_gb"] / base["memory_gb"], 3)} for s in specs}
-    ctx.record("gpu-compare", {"gpus": ids}, {"specs": specs, "ratios_vs": base["gpu"], "ratios": ratios})
-    first, r = specs[0], ratios[specs[0]["gpu"]]
-    lead = ctx.t(f"**{first['name']} vs {base['name']}: {num(r['compute'])}× the dense BF16 compute, {num(r['bandwidth'])}× the memory bandwidth, {num(r['memory'])}× the memory.**",
-                 f"**{first['name']} 对比 {base['name']}：稠密 BF16 算力为 {num(r['compute'])} 倍，显存带宽 {num(r['bandwidth'])} 倍，显存容量 {num(r['memory'])} 倍。**")
-    blocks = [LeadBlock(text=lead), _spec_table(ctx, specs), ParagraphBlock(text=ctx.t(
-        "Datasheet peaks are not training speed: measured speed-ups depend on precision, model size and software.",
-        "数据手册峰值不等于训练速度：实际加速比取决于精度、模型规模和软件栈。"))]
-    draft = Draft(blocks=blocks, hits=ctx.retrieve(k=2, topics=["precision", "hardware", "claims", "evaluation-dimensions"]),
-                  follow_ups=[ctx.t("How long would my training take on each?", "我的训练在这两种卡上各要多久？"), ctx.t("Which is cheaper per training run?", "哪种卡完成一次训练更便宜？")])
-    s = ctx.slots
-    if (s.model or s.params_b) and not (s.tokens or s.samples):
-        lines = []
-        for gpu_id in ids:
-            name = ctx.catalog.gpus[gpu_id].name
-            if s.task == "inference":
-                r, _ = ctx.try_run("inference", {**_model_ref(ctx), "gpu": gpu_id, "gpus": s.gpus or 1, "concurrency": s.concurrency or 1, "context_len": s.context_len,
-                                                 "weights": s.weights})
-                if r is not None:
-                    speed = f", {num(r.decode_tokens_per_second.typical)} tokens/s" if r.decode_tokens_per_second else ""
-                    lines.append(f"{name}: {num(r.per_gpu_total_gib)} GiB / {num(r.gpu_memory_gib)} GiB{speed}")
-                    draft.works.append((f"inference ({gpu_id})", r.work))
-            else:
-                r, _ = ctx.try_run("training-memory", {**_model_ref(ctx), "task": s.task if s.task in ("pretrain", "fine-tune") else "fine-tune",
-                                                       "method": s.method or "full", "gpu": gpu_id, "gpus": s.gpus or 1, "sharding": "zero3" if (s.gpus or 1) > 1 else "none"})
-                if r is not None:
-                    lines.append(f"{name}: {num(r.per_gpu.total_gib)} GiB / {num(r.gpu_memory_gib)} GiB ({sizing.FIT[ctx.lang][r.fit]})")
-                    draft.works.append((f"training-memory ({gpu_id})", r.work))
-        if lines:
-            draft.blocks.append(BulletsBlock(title=ctx.t("For your workload, per GPU:", "按您的任务，每张卡："), items=lines))
-    if (s.model or s.params_b) and (s.tokens or s.samples):
-        lines = []
-        for gpu_id in ids:
-            t = ctx.run("training-time", {**_model_ref(ctx), "tokens": s.tokens, "samples": s.samples, "seq_len": s.seq_len, "gpu": gpu_id, "gpus": s.gpus or 8})
-            lines.append(f"{ctx.catalog.gpus[gpu_id].name}: {sizing.duration_band(t.hours, ctx.lang)}")
-            draft.works.append((f"training-time ({gpu_id})", t.work))
-        draft.blocks.append(BulletsBlock(title=ctx.t("For your workload:", "按您的任务估算："), items=lines))
-    return draft
+# A money figure ("$80k a month", "每月 30 万"): a bill the break-even can be weighed against.
+MONEY_FIGURE = re.compile(r"[$¥￥]\s*\d|\d[\d,.]*\s*(?:k\b|万|千|元|块|美元|美金|dollars?|usd|rmb|cny)", re.I)
 
 
 def cloud_vs_onprem(ctx: Context) -> Draft:
+    if "cloud_provider_choice" in ctx.understanding.evidence:
+        return _providers_first(ctx)
+    return _break_even(ctx)
+
+
+def _providers_first(ctx: Context) -> Draft:
+    """Which provider, which billing model: the knowledge leads; the break-even follows only when a utilisation or a bill is given."""
+    s = ctx.slots
+    draft = faq(ctx)
+    draft.follow_ups = [say("cloud.follow_up_break_even", ctx.lang), say("cloud.follow_up_spot", ctx.lang)]
+    if s.yearly_utilization is None and not s.budget and not MONEY_FIGURE.search(ctx.text):
+        return draft
+    result, blocks = _break_even_blocks(ctx)
+    draft.blocks += [ParagraphBlock(text=say("cloud.break_even_after", ctx.lang)), *blocks]
+    draft.works.append(("break-even", result.work))
+    return draft
+
+
+def _break_even_blocks(ctx: Context) -> tuple:
     s = ctx.slots
     notes = []
     if not s.gpu:
@@ -339,33 +309,18 @@ def cloud_vs_onprem(ctx: Context) -> Draft:
     if s.yearly_utilization is None:
         notes.append(ctx.t("Assumed 60% yearly utilization; tell me yours.", "默认年利用率 60%，请告诉我您的实际预期。"))
     result = ctx.run("break-even", {"gpu": s.gpu or DEFAULT_GPU, "gpus": s.gpus or 8, "utilization": s.yearly_utilization or 0.6, "currency": _currency(ctx)})
+    return result, [*sizing.blocks(result, ctx.lang, ctx.catalog), *assumptions(notes), *warnings(result.work, ctx.lang)]
+
+
+def _break_even(ctx: Context) -> Draft:
+    s = ctx.slots
+    result, blocks = _break_even_blocks(ctx)
     hits = ctx.retrieve(k=3, topics=["cloud-vs-onprem", "cost"])
     passages = extract.select(ctx.text, [h.text for h in hits], max_points=3, headings=[h.heading for h in hits])
     quoted, hits = extract.cite(passages, hits, title=ctx.t("What else decides it", "其他决定因素"))
-    blocks = [*sizing.blocks(result, ctx.lang, ctx.catalog), *assumptions(notes), *warnings(result.work, ctx.lang), *quoted]
+    blocks += quoted
     if s.data_sensitivity == "restricted":
         blocks.append(NoticeBlock(kind="info", text=ctx.t("Your data may not leave your premises: that alone points to on-prem (or a dedicated compliant region).",
                                                           "您的数据不能出域：仅这一点就意味着应当自建（或使用专属合规区域）。")))
     return Draft(blocks=blocks, hits=hits, works=[("break-even", result.work)], follow_ups=[
         ctx.t("What if utilization were 90%?", "如果利用率是 90% 呢？"), ctx.t("How does a hybrid setup work?", "混合云怎么做？")])
-
-
-COMPARE_COLUMNS = (  # key, en label, zh label, unit
-    ("gpu", "GPU", "GPU", None), ("memory_gb", "memory", "显存", "GB"), ("memory_bandwidth_gbps", "bandwidth", "显存带宽", "GB/s"),
-    ("bf16_dense_tflops", "BF16 dense", "BF16 稠密算力", "TFLOPS"), ("fp8_dense_tflops", "FP8 dense", "FP8 稠密算力", "TFLOPS"),
-    ("scale_up_gbps", "scale-up", "卡间互联", "GB/s"), ("tdp_w", "TDP", "功耗", "W"), ("usd_per_gpu_hour", "cheapest $/GPU-h", "最低单价 $/GPU·时", "USD"),
-)
-
-
-def _spec_table(ctx: Context, specs: list[dict]) -> TableBlock:
-    columns = [TableColumn(key=key, label=ctx.t(en, zh), unit=unit, align="left" if key == "gpu" else "right") for key, en, zh, unit in COMPARE_COLUMNS]
-    rows = []
-    for s in specs:
-        fp8 = f"{num(s['fp8_dense_tflops'])} TFLOPS" if s["fp8_dense_tflops"] else "—"
-        price = money(s["usd_per_gpu_hour"], "USD") if s["usd_per_gpu_hour"] else "—"
-        rows.append([TableCell(text=s["name"]), TableCell(text=f"{num(s['memory_gb'])} GB", value=s["memory_gb"]),
-                     TableCell(text=f"{num(s['memory_bandwidth_gbps'])} GB/s", value=s["memory_bandwidth_gbps"]),
-                     TableCell(text=f"{num(s['bf16_dense_tflops'])} TFLOPS", value=s["bf16_dense_tflops"]), TableCell(text=fp8, value=s["fp8_dense_tflops"]),
-                     TableCell(text=f"{s['scale_up']} {num(s['scale_up_gbps'])} GB/s", value=s["scale_up_gbps"]),
-                     TableCell(text=f"{num(s['tdp_w'])} W", value=s["tdp_w"]), TableCell(text=price, value=s["usd_per_gpu_hour"])])
-    return TableBlock(columns=columns, rows=rows)

@@ -157,7 +157,7 @@ def _checklist(block: ChecklistBlock) -> list[BlockDict]:
 
 def _recommendation(rec: Recommendation, language: str) -> list[BlockDict]:
     """The same rows as every other format (service.render.rows), as label/value fields; alternatives one per line."""
-    heading = f"*{escape(tier_name(language, rec.tier))} — {escape(rec.model_name)}*"
+    heading = f"*{escape(rec.tier_name or tier_name(language, rec.tier))} — {escape(rec.model_name)}*"
     fields = [f"*{escape(name)}*\n{escape(value)}" for name, value in recommendation_rows(rec, language)]
     out = limits.field_sections(fields, heading)
     if rec.alternatives:

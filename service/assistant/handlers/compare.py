@@ -1,0 +1,222 @@
+"""GPU comparisons that end in a verdict.
+
+A data-sheet ratio is not an answer to "which should we get?". The verdict runs the same job on
+every card with the sizing tools, so the speed-up already carries the MFU each class of GPU
+reaches in published runs (small models keep Hopper less busy, PCIe-only cards lose to
+communication), then prices that job at each card's cheapest listed on-demand rate: the price
+of a useful hour, not of a rented one. Memory fit for the user's workload decides first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from service.assistant.compose import extract, sizing
+from service.assistant.compose.fmt import duration, money, num
+from service.assistant.handlers.base import Context, Draft
+from service.assistant.messages import say
+from service.contract import BulletsBlock, LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
+from service.sizing.cost import cheapest_instance
+
+DEFAULT_GPU = "h100-sxm"
+MAX_GPUS = 4
+# The job a verdict prices when the user named none: a 7B model on a billion tokens, on one 8-GPU node.
+REFERENCE_JOB = {"params_b": 7.0, "tokens": 1e9}
+REFERENCE_GPUS = 8
+SERVING_REFERENCE_MODEL = "llama-3.1-8b"
+SAME_SPEED = 1.05  # closer than this, the tools' MFU bands cannot tell the cards apart
+
+
+@dataclass
+class Contender:
+    gpu: str
+    name: str
+    hours: float  # the job's wall-clock hours at typical MFU (training), or hours per million decoded tokens (serving)
+    gpus: int
+    price: float | None  # cheapest listed on-demand USD per GPU-hour
+    fits: bool = True
+
+    @property
+    def job_cost(self) -> float | None:
+        return None if self.price is None else self.price * self.gpus * self.hours
+
+
+def compare(ctx: Context) -> Draft:
+    ids = list(dict.fromkeys(ctx.slots.compare_gpus or [ctx.slots.gpu or DEFAULT_GPU]))[:MAX_GPUS]
+    specs = [_spec(ctx, gpu_id) for gpu_id in ids]
+    base = specs[-1]
+    ratios = {s["gpu"]: {"compute": round(s["bf16_dense_tflops"] / base["bf16_dense_tflops"], 3),
+                         "bandwidth": round(s["memory_bandwidth_gbps"] / base["memory_bandwidth_gbps"], 3),
+                         "memory": round(s["memory_gb"] / base["memory_gb"], 3)} for s in specs}
+    ctx.record("gpu-compare", {"gpus": ids}, {"specs": specs, "ratios_vs": base["gpu"], "ratios": ratios})
+    first, r = specs[0], ratios[specs[0]["gpu"]]
+    lang = ctx.lang
+    ratio_text = say("compare.lead", lang, first=first["name"], base=base["name"], compute=num(r["compute"]),
+                     bandwidth=num(r["bandwidth"]), memory=num(r["memory"]))
+    topics = ["inference", "hardware"] if _serving(ctx) else ["precision", "hardware", "claims", "evaluation-dimensions"]
+    draft = Draft(blocks=[], hits=ctx.retrieve(k=3, topics=topics), follow_ups=[say("compare.follow_time", lang), say("compare.follow_cost", lang)])
+    fit_blocks, fits = _workload_fit(ctx, ids, draft)
+    verdict = _verdict(ctx, ids, fits, draft) if len(ids) > 1 else []
+    if verdict:  # the verdict leads; the data-sheet ratios become its evidence
+        draft.blocks = [verdict[0], ParagraphBlock(text=ratio_text), _spec_table(ctx, specs), *fit_blocks, *verdict[1:]]
+    else:
+        draft.blocks = [LeadBlock(text=ratio_text), _spec_table(ctx, specs), *fit_blocks]
+    passages = extract.select(ctx.text, [h.text for h in draft.hits], max_points=2, headings=[h.heading for h in draft.hits])
+    quoted, draft.hits = extract.cite(passages, draft.hits, title=say("compare.practice_title", lang))
+    draft.blocks += quoted
+    return draft
+
+
+def _spec(ctx: Context, gpu_id: str) -> dict:
+    g = ctx.catalog.gpus[gpu_id]
+    price = cheapest_instance(ctx.catalog, gpu_id)
+    return {"gpu": g.id, "name": g.name, "memory_gb": g.memory_gb, "memory_bandwidth_gbps": g.memory_bandwidth_gbps,
+            "bf16_dense_tflops": g.bf16_dense_tflops or g.fp16_dense_tflops, "fp8_dense_tflops": g.fp8_dense_tflops,
+            "scale_up": g.scale_up.name if g.scale_up else "PCIe",
+            "scale_up_gbps": g.scale_up.bandwidth_gbps_bidir if g.scale_up else g.pcie_gbps_per_direction * 2,
+            "tdp_w": g.tdp_w, "usd_per_gpu_hour": price.price_per_gpu_hour if price else None}
+
+
+def _model_ref(ctx: Context) -> dict:
+    return {"model": ctx.slots.model, "params_b": None if ctx.slots.model else ctx.slots.params_b}
+
+
+def _serving(ctx: Context) -> bool:
+    return ctx.slots.task == "inference"
+
+
+def _workload_fit(ctx: Context, ids: list[str], draft: Draft) -> tuple[list, dict[str, bool]]:
+    """Per GPU: does the user's workload fit one GPU (or their GPU count)? (bullets, fits); nothing without a model."""
+    s = ctx.slots
+    if not (s.model or s.params_b) or s.tokens or s.samples:
+        return [], {}
+    lines, fits = [], {}
+    for gpu_id in ids:
+        name = ctx.catalog.gpus[gpu_id].name
+        if _serving(ctx):
+            r, _ = ctx.try_run("inference", {**_model_ref(ctx), "gpu": gpu_id, "gpus": s.gpus or 1, "concurrency": s.concurrency or 1,
+                                             "context_len": s.context_len, "weights": s.weights})
+            if r is None:
+                continue
+            speed = f", {num(r.decode_tokens_per_second.typical)} tokens/s" if r.decode_tokens_per_second else ""
+            lines.append(f"{name}: {num(r.per_gpu_total_gib)} GiB / {num(r.gpu_memory_gib)} GiB{speed}")
+            draft.works.append((f"inference ({gpu_id})", r.work))
+            fits[gpu_id] = r.fit != "does_not_fit"
+        else:
+            task = s.task if s.task in ("pretrain", "fine-tune") else "fine-tune"
+            r, _ = ctx.try_run("training-memory", {**_model_ref(ctx), "task": task, "method": s.method or "full", "gpu": gpu_id,
+                                                   "gpus": s.gpus or 1, "sharding": "zero3" if (s.gpus or 1) > 1 else "none"})
+            if r is None:
+                continue
+            lines.append(f"{name}: {num(r.per_gpu.total_gib)} GiB / {num(r.gpu_memory_gib)} GiB ({sizing.FIT[ctx.lang][r.fit]})")
+            draft.works.append((f"training-memory ({gpu_id})", r.work))
+            fits[gpu_id] = r.fit != "does_not_fit"
+    return ([BulletsBlock(title=say("compare.fit_title", ctx.lang), items=lines)] if lines else []), fits
+
+
+def _verdict(ctx: Context, ids: list[str], fits: dict[str, bool], draft: Draft) -> list:
+    """Time and price of one job on each card, and which card to pick."""
+    lang, s = ctx.lang, ctx.slots
+    serving = _serving(ctx)
+    contenders = _serving_contenders(ctx, ids, draft) if serving else _training_contenders(ctx, ids, draft)
+    if len(contenders) < 2:
+        return []
+    for c in contenders:
+        c.fits = fits.get(c.gpu, True)
+    blocks: list = []
+    if not (s.model or s.params_b) or (not serving and not (s.tokens or s.samples)):
+        blocks.append(NoticeBlock(kind="assumption", text=say("compare.reference_serving" if serving else "compare.reference_training", lang)))
+    fastest = min(contenders, key=lambda c: c.hours)
+    slowest = max(contenders, key=lambda c: c.hours)
+    speedup = slowest.hours / fastest.hours
+    fitting = [c for c in contenders if c.fits]
+    priced = [c for c in fitting if c.job_cost is not None]
+    ctx.record("compare-verdict", {"gpus": [c.gpu for c in contenders], "basis": "serving" if serving else "training"},
+               {"speedup": speedup, "job_hours": {c.gpu: c.hours for c in contenders},
+                "job_cost_usd": {c.gpu: c.job_cost for c in contenders if c.job_cost is not None}})
+    same_speed = speedup < SAME_SPEED
+    key = "compare.speed_same" if same_speed else "compare.speed_serving" if serving else "compare.speed_training"
+    text = say(key, lang, fast=fastest.name, slow=slowest.name, speedup=num(speedup))
+    if not serving:
+        text += " " + say("compare.job_times", lang, times="; ".join(f"{c.name} {duration(c.hours, lang)}" for c in contenders))
+    blocks.append(ParagraphBlock(text=text))
+    if len(priced) >= 2:
+        costs = "; ".join(f"{c.name} {money(c.price, 'USD')}/GPU-h → {money(c.job_cost, 'USD')}" for c in priced)
+        blocks.append(ParagraphBlock(text=say("compare.job_costs_serving" if serving else "compare.job_costs", lang, costs=costs)))
+    if same_speed and len(fitting) == len(contenders):
+        verdict = say("compare.verdict_same_speed", lang)
+    elif not fitting:
+        verdict = say("compare.verdict_none_fit", lang, fix=say("compare.fix_serving" if serving else "compare.fix_training", lang))
+    elif len(fitting) == 1:
+        verdict = say("compare.verdict_only_fit", lang, gpu=fitting[0].name)
+    elif len(priced) >= 2:
+        fastest_fit = min(fitting, key=lambda c: c.hours)
+        cheapest = min(priced, key=lambda c: c.job_cost)
+        dearest = max(priced, key=lambda c: c.job_cost)
+        if cheapest is fastest_fit:
+            ratio = dearest.job_cost / cheapest.job_cost
+            ctx.record("compare-verdict", {"pick": cheapest.gpu, "against": dearest.gpu}, {"job_cost_ratio": ratio})
+            verdict = say("compare.verdict_dominant", lang, gpu=cheapest.name, ratio=num(ratio))
+        elif fastest_fit.job_cost is None:
+            verdict = say("compare.verdict_unpriced", lang, gpu=fastest_fit.name)
+        else:
+            faster, dearer = cheapest.hours / fastest_fit.hours, fastest_fit.job_cost / cheapest.job_cost
+            ctx.record("compare-verdict", {"fast": fastest_fit.gpu, "cheap": cheapest.gpu}, {"speedup": faster, "job_cost_ratio": dearer})
+            verdict = say("compare.verdict_tradeoff", lang, fast=fastest_fit.name, cheap=cheapest.name, speedup=num(faster), ratio=num(dearer))
+    else:
+        verdict = say("compare.verdict_unpriced", lang, gpu=min(fitting, key=lambda c: c.hours).name)
+    blocks.insert(0, LeadBlock(text=verdict))
+    return blocks
+
+
+def _training_contenders(ctx: Context, ids: list[str], draft: Draft) -> list[Contender]:
+    s = ctx.slots
+    job = ({**_model_ref(ctx), "tokens": s.tokens, "samples": s.samples, "seq_len": s.seq_len}
+           if (s.model or s.params_b) and (s.tokens or s.samples) else
+           {**({"model": s.model} if s.model else {"params_b": s.params_b or REFERENCE_JOB["params_b"]}), "tokens": REFERENCE_JOB["tokens"]})
+    contenders = []
+    for gpu_id in ids:
+        r, _ = ctx.try_run("training-time", {**job, "gpu": gpu_id, "gpus": s.gpus or REFERENCE_GPUS})
+        if r is None:
+            continue
+        draft.works.append((f"training-time ({gpu_id})", r.work))
+        price = cheapest_instance(ctx.catalog, gpu_id)
+        contenders.append(Contender(gpu_id, ctx.catalog.gpus[gpu_id].name, r.hours.typical, r.gpus, price.price_per_gpu_hour if price else None))
+    return contenders
+
+
+def _serving_contenders(ctx: Context, ids: list[str], draft: Draft) -> list[Contender]:
+    """Decode speed per sequence; 'hours' becomes hours per million tokens of one sequence, priced per GPU set."""
+    s = ctx.slots
+    model = _model_ref(ctx) if (s.model or s.params_b) else {"model": SERVING_REFERENCE_MODEL}
+    contenders = []
+    for gpu_id in ids:
+        r, _ = ctx.try_run("inference", {**model, "gpu": gpu_id, "gpus": s.gpus or 1, "weights": s.weights, "concurrency": s.concurrency or 1,
+                                         "context_len": s.context_len})
+        if r is None or not r.decode_tokens_per_second:
+            continue
+        draft.works.append((f"inference ({gpu_id})", r.work))
+        price = cheapest_instance(ctx.catalog, gpu_id)
+        hours_per_million = 1e6 / (r.decode_tokens_per_second.typical * (s.concurrency or 1)) / 3600
+        contenders.append(Contender(gpu_id, ctx.catalog.gpus[gpu_id].name, hours_per_million, r.gpus, price.price_per_gpu_hour if price else None))
+    return contenders
+
+
+COMPARE_COLUMNS = ("gpu", "memory_gb", "memory_bandwidth_gbps", "bf16_dense_tflops", "fp8_dense_tflops", "scale_up_gbps", "tdp_w", "usd_per_gpu_hour")
+COLUMN_UNITS = {"memory_gb": "GB", "memory_bandwidth_gbps": "GB/s", "bf16_dense_tflops": "TFLOPS", "fp8_dense_tflops": "TFLOPS",
+                "scale_up_gbps": "GB/s", "tdp_w": "W", "usd_per_gpu_hour": "USD"}
+
+
+def _spec_table(ctx: Context, specs: list[dict]) -> TableBlock:
+    columns = [TableColumn(key=key, label=say(f"compare.column.{key}", ctx.lang), unit=COLUMN_UNITS.get(key),
+                           align="left" if key == "gpu" else "right") for key in COMPARE_COLUMNS]
+    rows = []
+    for s in specs:
+        fp8 = f"{num(s['fp8_dense_tflops'])} TFLOPS" if s["fp8_dense_tflops"] else "—"
+        price = money(s["usd_per_gpu_hour"], "USD") if s["usd_per_gpu_hour"] else "—"
+        rows.append([TableCell(text=s["name"]), TableCell(text=f"{num(s['memory_gb'])} GB", value=s["memory_gb"]),
+                     TableCell(text=f"{num(s['memory_bandwidth_gbps'])} GB/s", value=s["memory_bandwidth_gbps"]),
+                     TableCell(text=f"{num(s['bf16_dense_tflops'])} TFLOPS", value=s["bf16_dense_tflops"]), TableCell(text=fp8, value=s["fp8_dense_tflops"]),
+                     TableCell(text=f"{s['scale_up']} {num(s['scale_up_gbps'])} GB/s", value=s["scale_up_gbps"]),
+                     TableCell(text=f"{num(s['tdp_w'])} W", value=s["tdp_w"]), TableCell(text=price, value=s["usd_per_gpu_hour"])])
+    return TableBlock(columns=columns, rows=rows)

@@ -1,0 +1,44 @@
+"""GPU comparisons end in a verdict from the tools: speed with each class's MFU, price per job, memory fit."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.contract import ChatRequest
+
+
+def ask(advisor, message: str):
+    answer = advisor.answer(ChatRequest(message=message))
+    assert answer.grounding.ungrounded == [], answer.grounding.ungrounded
+    return answer
+
+
+def verdict_call(answer) -> dict:
+    return next(c for c in answer.tool_calls if c.tool == "compare-verdict" and "job_hours" in c.output).output
+
+
+def test_a_comparison_leads_with_a_verdict_priced_per_job(advisor) -> None:
+    answer = ask(advisor, "H100 or A100 for our training cluster, which one should we buy?")
+    assert answer.intent == "compare"
+    first = answer.blocks[0]
+    assert first.type == "lead" and "Verdict" in first.text
+    output = verdict_call(answer)
+    hours = output["job_hours"]
+    assert hours["h100-sxm"] < hours["a100-80gb-sxm"]
+    # The practical speed-up carries each class's MFU: below the 3.2x data-sheet compute ratio.
+    assert 1.5 < output["speedup"] < 3.17
+    assert set(output["job_cost_usd"]) == {"h100-sxm", "a100-80gb-sxm"}
+    assert any(b.type == "notice" and "reference job" in b.text for b in answer.blocks), "the assumed job is stated"
+
+
+def test_cards_with_the_same_compute_are_called_equally_fast(advisor) -> None:
+    answer = ask(advisor, "A800 和 A100 训练上有啥区别，选哪个")
+    assert answer.intent == "compare"
+    assert "一样快" in answer.blocks[0].text
+    assert verdict_call(answer)["speedup"] == pytest.approx(1.0, abs=0.01)
+
+
+def test_a_workload_that_fits_only_one_card_picks_that_card(advisor) -> None:
+    answer = ask(advisor, "L40S vs H100 for serving Llama 3 8B in fp16, one card each")
+    assert answer.intent == "compare"
+    assert answer.blocks[0].type == "lead" and "Verdict" in answer.blocks[0].text
