@@ -46,7 +46,7 @@ def admin_app(indexed_data_dir: Path, knowledge_copy: Path, tmp_path_factory: py
         yield server.url, runtime
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")  # not session: a live sync Playwright keeps an event loop running, which breaks asyncio.run() in later tests
 def browser():
     from playwright.sync_api import sync_playwright
 
