@@ -25,7 +25,8 @@ REL_TOL = 0.006
 CODE_BLOCK = re.compile(r"```.*?```", re.S)
 INLINE_CODE = re.compile(r"`[^`\n]*`")
 MARKERS = re.compile(r"\[\d+\]|^\s{0,3}(?:\d+[.)]|#{1,6})\s", re.M)
-IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z]*[-_.]\d[\w.\-]*|\b\d+(?:\.\d+)*[a-z]+\d[\w.]*|https?://\S+|\b(?:19|20)\d\d-\d\d-\d\d\b")
+# Names with digits, not quantities: model-1.3, 4bit-ish ids, URLs, dates, and the "2:4" structured-sparsity pattern.
+IDENTIFIER = re.compile(r"\b2:4\b|[A-Za-z][A-Za-z]*[-_.]\d[\w.\-]*|\b\d+(?:\.\d+)*[a-z]+\d[\w.]*|https?://\S+|\b(?:19|20)\d\d-\d\d-\d\d\b")
 
 
 def source_numbers(tool_outputs: Iterable[Any], texts: Iterable[str]) -> list[float]:

@@ -38,3 +38,8 @@ def test_names_markers_code_and_chinese_numerals_are_not_figures(catalog):
     text = ("1. Llama 3 70B on H100 SXM with ZeRO-3 and bf16 [2]\n"
             "```bash\nall_reduce_perf -b 8 -e 8G -f 2 -g 8\n```\n`p5.48xlarge` 一张卡 两次 https://arxiv.org/abs/2407.21783")
     assert answer_numbers(text, catalog) == []
+
+
+def test_the_2_4_sparsity_pattern_is_a_name_not_a_figure(catalog):
+    figures = [w for w, _, _ in answer_numbers("数据手册常印 2:4 稀疏下的数字；FP16 2:4 sparse peak 1,979 TFLOPS", catalog)]
+    assert figures == ["1,979"]

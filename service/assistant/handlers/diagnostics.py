@@ -192,8 +192,8 @@ def _topology(ctx: Context, topo: dict) -> Draft:
             lead += ctx.t(f" NV{topo['links_per_pair']} is what {ctx.catalog.gpus[guess].name} systems show.", f" NV{topo['links_per_pair']} 对应 {ctx.catalog.gpus[guess].name} 系统。")
     else:
         shown = ", ".join(missing[:8])
-        lead = ctx.t(f"**Problem: {len(missing)} of {topo['pairs']} GPU pairs have no NVLink** ({shown}). Traffic between them goes over PCIe or the CPU interconnect, so a collective spanning all GPUs runs at that speed — 8 GPUs can end up training no faster than one.",
-                     f"**有问题：{topo['pairs']} 对 GPU 中有 {len(missing)} 对没有 NVLink**（{shown}）。它们之间的通信只能走 PCIe 或 CPU 互联，跨所有 GPU 的集合通信会被拖到这个速度——8 卡训练可能还不如单卡快。")
+        lead = ctx.t(f"**Problem: {len(missing)} of {topo['pairs']} GPU pairs have no NVLink** ({shown}). Traffic between them goes over PCIe or the CPU interconnect, so a collective spanning all GPUs runs at that speed — adding GPUs can end up training no faster than one.",
+                     f"**有问题：{topo['pairs']} 对 GPU 中有 {len(missing)} 对没有 NVLink**（{shown}）。它们之间的通信只能走 PCIe 或 CPU 互联，跨所有 GPU 的集合通信会被拖到这个速度——多卡训练可能还不如单卡快。")
     hits = ctx.retrieve(ctx.t("nvidia-smi topo -m NVLink missing PCIe SYS PHB meaning", "nvidia-smi topo -m NVLink 缺失 SYS PHB 含义"), k=2, topics=["networking", "gpu-health", "preflight"])
     passages = extract.select("nvidia-smi topo NVLink SYS PHB PIX NV", [h.text for h in hits], max_points=3)
     blocks: list[Block] = [LeadBlock(text=lead)]
