@@ -52,7 +52,7 @@ class IndexEmbeddings(Embeddings):
         return self.encode([text])[0].tolist()
 
 
-def _unit_rows(vectors: np.ndarray) -> np.ndarray:
+def unit_rows(vectors: np.ndarray) -> np.ndarray:
     vectors = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     return vectors / np.maximum(norms, 1e-12)
@@ -83,7 +83,7 @@ class UseMultilingualEmbeddings(IndexEmbeddings):
         # One text per run: batching pads texts to a common length, which shifts the quantized
         # model's output (cosine 0.998) and is slower; one at a time a text always gets the same vector.
         rows = [self._session.run(["outputs"], {"inputs": [text]})[0] for text in texts]
-        return _unit_rows(np.concatenate(rows)) if rows else np.zeros((0, 512), dtype=np.float32)
+        return unit_rows(np.concatenate(rows)) if rows else np.zeros((0, 512), dtype=np.float32)
 
 
 class SentenceTransformerEmbeddings(IndexEmbeddings):
@@ -106,7 +106,7 @@ class SentenceTransformerEmbeddings(IndexEmbeddings):
 
     def encode(self, texts: list[str]) -> np.ndarray:
         vectors = self._model.encode(texts, batch_size=BATCH_SIZE, convert_to_numpy=True, show_progress_bar=False)
-        return _unit_rows(vectors)
+        return unit_rows(vectors)
 
 
 def use_multilingual_model_path() -> Path:

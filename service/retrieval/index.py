@@ -31,7 +31,7 @@ from service.catalog import Catalog
 from service.config import Settings
 from service.errors import RetrievalError
 from service.retrieval.bm25 import BM25
-from service.retrieval.embeddings import IndexEmbeddings, embedder_identity, make_embedder
+from service.retrieval.embeddings import IndexEmbeddings, embedder_identity, make_embedder, unit_rows
 from service.retrieval.fusion import fuse
 from service.retrieval.models import Hit, SearchMode
 from service.retrieval.names import name_index, named_documents
@@ -245,7 +245,8 @@ class KnowledgeIndex:
             question_row_of={stored["ids"][i]: n for n, i in enumerate(question_order)},
             question_targets=question_targets,
             question_metadatas=question_metadatas,
-            vectors=_unit_rows(stored, chunk_order + question_order) if getattr(self._store, "embedded", False) else None,
+            vectors=unit_rows(np.asarray([stored["embeddings"][i] for i in chunk_order + question_order]))
+            if getattr(self._store, "embedded", False) else None,
         )
 
     def _dense(self, snap: _Snapshot, query: str, language: str | None, topics: list[str] | None) -> list[tuple[int, float]]:
@@ -370,12 +371,6 @@ def _nearest(vectors: np.ndarray, query: np.ndarray, allowed: np.ndarray, wanted
     top = np.argpartition(-scores, take - 1)[:take]
     top = top[np.lexsort((candidates[top], -scores[top]))]
     return [(int(candidates[i]), float(scores[i])) for i in top]
-
-
-def _unit_rows(stored: dict[str, Any], order: list[int]) -> np.ndarray:
-    vectors = np.asarray([stored["embeddings"][i] for i in order], dtype=np.float32)
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return vectors / np.where(norms > 0, norms, 1.0)
 
 
 def _matches(meta: dict[str, Any], language: str | None, topics: list[str] | None) -> bool:
