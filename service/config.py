@@ -99,6 +99,9 @@ class Settings(BaseSettings):
     retention_days: float = Field(default=0, ge=0, le=36500)
     # `advisor serve` worker processes; 0 = one per CPU core.
     workers: int = Field(default=0, ge=0, le=64)
+    # Threads each worker answers requests on (sync routes; anyio's default is 40). Health probes run on the event
+    # loop and are never queued behind these.
+    request_threads: int = Field(default=40, ge=1, le=256)
     # Open the knowledge index before accepting connections (set by `advisor serve` for several workers).
     open_index_before_serving: bool = False
 

@@ -25,6 +25,7 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        anyio.to_thread.current_default_thread_limiter().total_tokens = runtime.settings.request_threads
         # The index may need a first ingest; serve /healthz meanwhile and let /readyz say when.
         if not runtime.index_ready:
             thread = runtime.open_index_in_background()

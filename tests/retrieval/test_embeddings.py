@@ -43,3 +43,16 @@ def test_sentence_transformers_backend_and_switching_forces_a_rebuild(small_sett
     # Opening with the other embedder configured rebuilds instead of mixing vectors.
     back = open_index(small_settings, small_catalog())
     assert back.info["embedder"].startswith("use-multilingual:")
+
+
+def test_use_multilingual_keeps_each_texts_vector_and_runs_the_model_once_per_text() -> None:
+    embedder = UseMultilingualEmbeddings()
+    runs = []
+    real_run = embedder._session.run
+    embedder._session = type("Counting", (), {"run": lambda self, *a, **k: runs.append(1) or real_run(*a, **k)})()
+    first = embedder.encode(["检查点多久存一次", "checkpoint interval"])
+    again = embedder.encode(["checkpoint interval", "检查点多久存一次", "checkpoint interval"])
+    assert len(runs) == 2, "a text seen before is not run through the model again"
+    assert np.array_equal(again[1], first[0]) and np.array_equal(again[0], first[1]) and np.array_equal(again[2], first[1])
+    again[0] *= 0  # callers get their own rows: writing to one never changes what later callers get
+    assert np.array_equal(embedder.encode(["checkpoint interval"])[0], first[1])

@@ -46,3 +46,11 @@ def test_snippet_without_overlap_starts_at_the_beginning_and_strips_markdown() -
 def test_snippet_of_one_long_sentence_is_cut_with_an_ellipsis() -> None:
     result = snippet("显存" * 400 + "。", set())
     assert len(result) == SNIPPET_CHARS and result.endswith("…")
+
+
+def test_term_set_is_the_distinct_tokens_of_a_text() -> None:
+    from service.retrieval.text import term_set
+
+    text = "Checkpoints 与 checkpoint 写入 NVMe，checkpoint 间隔"
+    assert term_set(text) == frozenset(tokenize(text))
+    assert term_set(text) is term_set(text), "kept per text"
