@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Start PostgreSQL and a Chroma server on 127.0.0.1 for the server-backed integration tests, then
-# print the `export` lines that point the tests at them. Idempotent: a second run reuses both servers.
+# Start PostgreSQL, a Chroma server and redis on 127.0.0.1 for the server-backed integration tests, then
+# print the `export` lines that point the tests at them. Idempotent: a second run reuses the running servers.
 #   eval "$(scripts/test_servers.sh)"
-# Needs the Debian postgresql package and `make install` (for .venv/bin/chroma). State lives in $ADVISOR_TEST_SERVERS_DIR.
+# Needs the Debian postgresql and redis-server packages and `make install` (for .venv/bin/chroma).
+# State lives in $ADVISOR_TEST_SERVERS_DIR.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIR="${ADVISOR_TEST_SERVERS_DIR:-/tmp/advisor-test-servers}"
 PG_PORT="${ADVISOR_TEST_PG_PORT:-55432}"
 CHROMA_PORT="${ADVISOR_TEST_CHROMA_PORT:-58000}"
+REDIS_PORT="${ADVISOR_TEST_REDIS_PORT:-56379}"
 mkdir -p "$DIR"
 
 PG_BIN="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
@@ -41,6 +43,16 @@ if ! curl -fsS "$CHROMA_URL/api/v2/heartbeat" >/dev/null 2>&1; then
   curl -fsS "$CHROMA_URL/api/v2/heartbeat" >/dev/null || { echo "the Chroma server did not start (see $DIR/chroma.log)" >&2; exit 1; }
 fi
 
+# redis for the shared rate-limit storage (tests/api/test_ratelimit_shared.py): no persistence, loopback only.
+command -v redis-server >/dev/null || { echo "redis is not installed (apt-get install -y redis-server)" >&2; exit 1; }
+if ! redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping >/dev/null 2>&1; then
+  redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
+    --pidfile "$DIR/redis.pid" --logfile "$DIR/redis.log" --dir "$DIR" >&2
+  for _ in $(seq 1 40); do redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping >/dev/null 2>&1 && break; sleep 0.25; done
+  redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping >/dev/null || { echo "redis did not start (see $DIR/redis.log)" >&2; exit 1; }
+fi
+
 echo "export ADVISOR_TEST_DATABASE_URL=postgresql://advisor:advisor-test@127.0.0.1:$PG_PORT/advisor_test"
 echo "export ADVISOR_TEST_CHROMA_URL=$CHROMA_URL"
 echo "export ADVISOR_TEST_PG_BIN=$PG_BIN ADVISOR_TEST_PGDATA=$PGDATA ADVISOR_TEST_PG_PORT=$PG_PORT"
+echo "export ADVISOR_TEST_REDIS_URL=redis://127.0.0.1:$REDIS_PORT/0"

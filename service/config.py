@@ -164,7 +164,8 @@ class Settings(BaseSettings):
     widget_rate_limit_visitor: str = "20/minute"
     widget_rate_limit_key: str = "600/minute"
 
-    # General rate limits on /v1 and /slack (service/api/ratelimit.py), in `limits` notation, counted per worker process.
+    # General rate limits on /v1 and /slack (service/api/ratelimit.py), in `limits` notation, counted per worker process
+    # unless rate_limit_storage_url shares the counts.
     # Unset: on, except with ADVISOR_ENVIRONMENT=test (the test suite and `make bench` send thousands of requests from one address).
     rate_limit_enabled: bool | None = None
     # Per valid API key (and per Slack workspace): a digest of the key is counted, never the key.
@@ -175,6 +176,10 @@ class Settings(BaseSettings):
     # Reverse proxies in front of the advisor: 0 ignores X-Forwarded-For (a client could forge it); N takes the
     # client IP from the N-th X-Forwarded-For entry from the right (the address the outermost trusted proxy saw).
     trusted_proxy_hops: int = Field(default=0, ge=0, le=10)
+    # Where the counts live: empty = in this process's memory (each worker counts alone, so N workers admit up to N x a
+    # limit); a `limits` storage URI such as redis://host:6379/0 shares them across workers and hosts. A secret: the URI
+    # can carry a password. Unreachable at request time: the request is let through (fail open), never a 500.
+    rate_limit_storage_url: SecretStr | None = None
 
     @field_validator("widget_origins", mode="after")
     @classmethod
@@ -194,6 +199,34 @@ class Settings(BaseSettings):
         except ValueError as exc:
             raise ValueError(f"'{value}' is not a rate limit such as '20/minute' or '1000 per hour'") from exc
         return value
+
+    @field_validator("rate_limit_storage_url", mode="after")
+    @classmethod
+    def _check_rate_limit_storage_url(cls, value: SecretStr | None) -> SecretStr | None:
+        # Only the scheme is checked here (no connection at start-up: a storage that is down is failed open per request).
+        # The limiter uses the moving window, so a storage without it (memcached) is refused too. Never echo the URI.
+        if value is None or not value.get_secret_value().strip():
+            return None
+        from urllib.parse import urlsplit
+
+        from limits.storage import SCHEMES, MovingWindowSupport
+
+        allowed = sorted(s for s, storage in SCHEMES.items() if issubclass(storage, MovingWindowSupport))
+        try:
+            scheme = urlsplit(value.get_secret_value().strip()).scheme
+        except ValueError:
+            scheme = ""
+        if scheme not in allowed:
+            raise ValueError("ADVISOR_RATE_LIMIT_STORAGE_URL must be a `limits` storage URI with one of the schemes "
+                             f"{', '.join(allowed)} (e.g. redis://host:6379/0)")
+        # The storage's client library (redis for redis://, valkey for valkey://, pymongo for mongodb://) must be installed.
+        from importlib.util import find_spec
+
+        needed = [d for d in SCHEMES[scheme].DEPENDENCIES if scheme.startswith(d)] or list(SCHEMES[scheme].DEPENDENCIES)
+        missing = [d for d in needed if find_spec(d.split(".")[0]) is None]
+        if missing:
+            raise ValueError(f"ADVISOR_RATE_LIMIT_STORAGE_URL uses {scheme}://, which needs the Python package {', '.join(missing)}")
+        return SecretStr(value.get_secret_value().strip())
 
     @field_validator("api_keys", "admin_keys", mode="before")
     @classmethod

@@ -75,7 +75,11 @@ class WidgetKeyMiddleware:
         self.app = app
         self.keys = list(settings.widget_keys)
         self.origins = list(settings.widget_origins)
-        self.limiter = limiter or RateLimiter({"visitor": settings.widget_rate_limit_visitor, "key": settings.widget_rate_limit_key})
+        # The same storage as the API's limits: with a shared one (redis) every worker counts a visitor's questions together.
+        storage_url = settings.rate_limit_storage_url.get_secret_value() if settings.rate_limit_storage_url else None
+        self.limiter = limiter or RateLimiter(
+            {"visitor": settings.widget_rate_limit_visitor, "key": settings.widget_rate_limit_key}, storage_url=storage_url
+        )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or not self.keys or scope["path"] not in WIDGET_PATHS:
@@ -95,7 +99,7 @@ class WidgetKeyMiddleware:
             return
         digest = key_digest(presented)
         client_ip = (scope.get("client") or ("unknown", 0))[0]
-        refusal = self.limiter.hit(("visitor", (digest, client_ip)), ("key", (digest,)))
+        refusal = await self.limiter.hit_async(("visitor", (digest, client_ip)), ("key", (digest,)))
         if refusal is not None:
             message = MESSAGES["rate"][lang].format(s=refusal.retry_after_s)
             await _refuse(send, 429, "rate_limited", message, [(b"retry-after", str(refusal.retry_after_s).encode())])

@@ -115,11 +115,31 @@ async def check_chroma_server(url: str) -> tuple[bool, dict[str, Any] | None]:
     return True, None
 
 
+# Parts whose failure degrades the service without stopping it: /readyz names them but still answers 200 ("degraded"),
+# so a load balancer keeps the workers in rotation. A rate-limit storage that is down is failed open (service/api/ratelimit.py).
+DEGRADING_PARTS = frozenset({"rate_limit_storage"})
+
+
+async def check_rate_limit_storage(url: str) -> tuple[bool, dict[str, Any] | None]:
+    from service.api.ratelimit import storage_reachable, storage_scheme
+
+    try:
+        ok = await asyncio.wait_for(asyncio.get_running_loop().run_in_executor(_PROBE_POOL, storage_reachable, url), timeout=3)
+    except Exception:  # a timeout
+        ok = False
+    if ok:
+        return True, None
+    # The scheme only: the URI can carry a password.
+    return False, _problem("rate_limit_storage", f"the rate-limit storage ({storage_scheme(url)}) cannot be reached: requests are let "
+                           "through without rate limits", "start the storage server or fix ADVISOR_RATE_LIMIT_STORAGE_URL", permanent=False)
+
+
 @router.get("/readyz")
 async def readyz(request: Request) -> JSONResponse:
     """Ready to answer: catalogs loaded, knowledge index open, conversation store and data directory usable.
 
-    Each failing part is named with what went wrong and, for a permanent fault, how to repair it.
+    Each failing part is named with what went wrong and, for a permanent fault, how to repair it. A shared rate-limit
+    storage that is down is named too, but only degrades the answer (200, "degraded"): requests are let through meanwhile.
     """
     runtime = request.app.state.runtime
     settings = runtime.settings
@@ -132,18 +152,23 @@ async def readyz(request: Request) -> JSONResponse:
     }
     if settings.chroma_url:
         results["chroma_server"] = await check_chroma_server(settings.chroma_url)
+    if settings.rate_limit_storage_url and settings.rate_limits_on:
+        results["rate_limit_storage"] = await check_rate_limit_storage(settings.rate_limit_storage_url.get_secret_value())
     checks = {name: ok for name, (ok, _) in results.items()}
     problems = [problem for _, problem in results.values() if problem]
+    blocking = [p for p in problems if p["part"] not in DEGRADING_PARTS]
     if not problems:
         status = "ready"
-    elif all(not p["permanent"] for p in problems):
+    elif not blocking:
+        status = "degraded"
+    elif all(not p["permanent"] for p in blocking):
         status = "starting"
     else:
         status = "failed"
     content: dict[str, Any] = {"status": status, "checks": checks}
     if problems:
         content["problems"] = problems
-    return JSONResponse(status_code=200 if status == "ready" else 503, content=content)
+    return JSONResponse(status_code=200 if status in ("ready", "degraded") else 503, content=content)
 
 
 @router.get("/metrics", include_in_schema=False)
