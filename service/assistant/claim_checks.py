@@ -61,6 +61,12 @@ def classify(text: str, slots: Slots, catalog: Catalog) -> str | None:
     if FACTOR.search(text) or cue("doubles", text):
         if len(gpus) >= 2 or precision in ("fp8", "int8"):
             return "speedup"
+    if len(gpus) >= 2 and cue("same_speed", text):
+        return "speedup"  # "an H20 cluster is as fast as H100": parity is a claimed speed-up of 1×
+    if len(gpus) >= 2 and (cue("faster", text) or cue("slower", text)):
+        return "ordering"  # "I heard H20 trains faster than A100": which card is faster, with no factor
+    if cue("roce", text) and cue("infiniband", text) and cue("same_speed", text):
+        return "fabric"
     if (SAMPLES_PER_S.search(text) or TOKENS_PER_S.search(text)) and has_model:
         return "throughput"
     if LATENCY_US.search(text) and cue("latency", text):
@@ -119,7 +125,8 @@ def _feature(ctx) -> Finding:
 def _speedup(ctx) -> Finding:
     text, lang, catalog = ctx.text, ctx.lang, ctx.catalog
     factor = FACTOR.search(text)
-    claimed = float(factor.group(1)) if factor else 2.0
+    parity = factor is None and not cue("doubles", text) and cue("same_speed", text)
+    claimed = float(factor.group(1)) if factor else 1.0 if parity else 2.0
     gpus = _gpus(ctx.slots)
     precision = _precision(text)
     if len(gpus) <= 1:  # a precision speed-up on one card: FP8 vs BF16 (on an H100 when no card is named)
@@ -133,7 +140,7 @@ def _speedup(ctx) -> Finding:
                    {"fast_dense_tflops": fast_tf, "slow_dense_tflops": slow_tf, "ratio": round(ratio, 3), "verdict": verdict})
         lead = say("claim.lead", lang, verdict=say(f"claim.verdict.{verdict}", lang)) + " " + say(
             "claim.precision_ratio", lang, gpu=spec.name, fast=fast.upper(), slow=slow.upper(), fast_tf=num(fast_tf), slow_tf=num(slow_tf), ratio=num(ratio))
-        return Finding("speedup", verdict, lead, topics=["claims", "precision"])
+        return Finding("speedup", verdict, lead, [_end_to_end(ctx, ratio, fast, slow)], topics=["claims", "precision"])
     a, b = (catalog.gpus[g] for g in gpus[:2])
     prec = precision if precision in ("fp8", "fp16", "bf16") and a.dense_tflops(precision) and b.dense_tflops(precision) else \
         "bf16" if a.supports_bf16 and b.supports_bf16 else "fp16"
@@ -142,6 +149,8 @@ def _speedup(ctx) -> Finding:
     bw_ratio = fast.memory_bandwidth_gbps / slow.memory_bandwidth_gbps
     high, low = max(compute_ratio, bw_ratio), min(compute_ratio, bw_ratio)
     verdict = "optimistic" if claimed > high * 1.05 else "conservative" if claimed < low * 0.95 else "plausible"
+    if parity and compute_ratio >= PARITY_FALSE_ABOVE:
+        return _parity(ctx, fast, slow, prec, compute_ratio, bw_ratio)
     ctx.record("claim-check", {"fast": fast.id, "slow": slow.id, "precision": prec, "claimed_speedup": claimed},
                {"compute_ratio": round(compute_ratio, 3), "bandwidth_ratio": round(bw_ratio, 3), "verdict": verdict})
     key = {"optimistic": "claim.speedup_claim_over", "plausible": "claim.speedup_claim_within", "conservative": "claim.speedup_claim_under"}[verdict]
@@ -282,8 +291,71 @@ def _memory(ctx) -> Finding:
     return Finding("memory", verdict, lead, results=[full, lora, qlora], topics=["claims", "peft"])
 
 
+# Share of a training step spent in matrix multiplications, the only part a faster number format speeds up
+# (an assumption stated in the answer: GEMM-heavy LLM training, the rest is attention softmax, norms, communication, data).
+GEMM_SHARE = (0.5, 0.7)
+PARITY_FALSE_ABOVE = 1.5  # "as fast as" is false when one card has this much more dense compute
+
+
+def _end_to_end(ctx, ratio: float, fast: str, slow: str) -> str:
+    """Amdahl's law: only the GEMM share of the step runs `ratio`× faster, so the end-to-end gain is a band well below the peak ratio."""
+    low, high = (1 / ((1 - f) + f / ratio) for f in GEMM_SHARE)
+    ctx.record("amdahl-speedup", {"peak_ratio": ratio, "gemm_share_low": GEMM_SHARE[0], "gemm_share_high": GEMM_SHARE[1]},
+               {"end_to_end_low": low, "end_to_end_high": high, "gemm_share_low_pct": GEMM_SHARE[0] * 100, "gemm_share_high_pct": GEMM_SHARE[1] * 100})
+    return say("claim_advice.end_to_end", ctx.lang, low=num(low), high=num(high), ratio=num(ratio), fast=fast.upper(), slow=slow.upper(),
+               share_low=f"{GEMM_SHARE[0]:.0%}", share_high=f"{GEMM_SHARE[1]:.0%}")
+
+
+def _parity(ctx, fast, slow, prec: str, compute_ratio: float, bw_ratio: float) -> Finding:
+    """"X is as fast as Y": false for training when the dense compute differs this much; bandwidth-bound decode is the exception."""
+    lang = ctx.lang
+    fast_tf, slow_tf = fast.dense_tflops(prec), slow.dense_tflops(prec)
+    ctx.record("claim-check", {"fast": fast.id, "slow": slow.id, "precision": prec, "claimed_speedup": 1.0},
+               {"fast_dense_tflops": fast_tf, "slow_dense_tflops": slow_tf, "compute_ratio": round(compute_ratio, 3),
+                "bandwidth_ratio": round(bw_ratio, 3), "fast_bandwidth_gbps": fast.memory_bandwidth_gbps,
+                "slow_bandwidth_gbps": slow.memory_bandwidth_gbps, "verdict": "false"})
+    lead = say("claim.lead", lang, verdict=say("claim.verdict.false", lang)) + " " + say(
+        "claim_advice.parity", lang, fast=fast.name, slow=slow.name, precision=prec.upper(), fast_tf=num(fast_tf, 4), slow_tf=num(slow_tf, 4),
+        ratio=num(compute_ratio))
+    point = say("claim_advice.parity_decode", lang, fast=fast.name, slow=slow.name, fast_bw=num(fast.memory_bandwidth_gbps),
+                slow_bw=num(slow.memory_bandwidth_gbps))
+    return Finding("speedup", "false", lead, [point], topics=["claims", "gpu-selection"])
+
+
+def _ordering(ctx) -> Finding:
+    """"A is faster than B": training speed follows dense compute; bandwidth decides decode. The first card named is the
+    one the claim is about (faster, or slower when the claim says so)."""
+    lang, catalog = ctx.lang, ctx.catalog
+    first, second = (catalog.gpus[g] for g in _gpus(ctx.slots)[:2])
+    claimed, other = (second, first) if cue("slower", ctx.text) and not cue("faster", ctx.text) else (first, second)
+    precision = _precision(ctx.text)
+    prec = precision if precision in ("fp8", "fp16", "bf16") and claimed.dense_tflops(precision) and other.dense_tflops(precision) else \
+        "bf16" if claimed.supports_bf16 and other.supports_bf16 else "fp16"
+    compute_ratio = claimed.dense_tflops(prec) / other.dense_tflops(prec)
+    bw_ratio = claimed.memory_bandwidth_gbps / other.memory_bandwidth_gbps
+    # More compute is faster training only if memory bandwidth does not fall far behind (L40S against A100: 1.16× the
+    # compute, 0.42× the bandwidth); either advantage alone makes the claim partly true.
+    ahead_compute, ahead_bw = compute_ratio >= 1.05, bw_ratio >= 1.05
+    verdict = "true" if ahead_compute and bw_ratio >= 0.8 else "partly_true" if ahead_compute or ahead_bw or compute_ratio > 0.95 else "false"
+    ctx.record("claim-check", {"claimed_faster": claimed.id, "than": other.id, "precision": prec},
+               {"claimed_dense_tflops": claimed.dense_tflops(prec), "other_dense_tflops": other.dense_tflops(prec),
+                "compute_ratio": round(compute_ratio, 3), "claimed_bandwidth_gbps": claimed.memory_bandwidth_gbps,
+                "other_bandwidth_gbps": other.memory_bandwidth_gbps, "bandwidth_ratio": round(bw_ratio, 3), "verdict": verdict})
+    lead = say("claim.lead", lang, verdict=say(f"claim.verdict.{verdict}", lang)) + " " + say(
+        "claim_advice.ordering", lang, claimed=claimed.name, other=other.name, precision=prec.upper(), claimed_tf=num(claimed.dense_tflops(prec), 4),
+        other_tf=num(other.dense_tflops(prec), 4), compute_ratio=num(compute_ratio), claimed_bw=num(claimed.memory_bandwidth_gbps),
+        other_bw=num(other.memory_bandwidth_gbps), bw_ratio=num(bw_ratio))
+    return Finding("speedup", verdict, lead, [say("claim_advice.ordering_point", lang)], topics=["claims", "gpu-selection"])
+
+
+def _fabric_parity(ctx) -> Finding:
+    """"RoCE = InfiniBand, no difference": true only for a tuned lossless Ethernet fabric; the knowledge base says what tuning."""
+    return Finding("fabric", "partly_true", say("claim.lead", ctx.lang, verdict=say("claim.verdict.partly_true", ctx.lang)) + " "
+                   + say("claim_advice.roce_ib", ctx.lang), [say("claim_advice.roce_ib_check", ctx.lang)], topics=["claims", "networking"])
+
+
 CHECKS = {"time": _time, "throughput": _throughput, "speedup": _speedup, "feature": _feature, "network": _network,
-          "latency": _latency, "memory": _memory}
+          "latency": _latency, "memory": _memory, "fabric": _fabric_parity, "ordering": _ordering}
 
 
 # -- helpers ------------------------------------------------------------------

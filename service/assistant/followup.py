@@ -40,6 +40,8 @@ def merge(text: str, und: Understanding, state: dict[str, Any]) -> Understanding
     merged = {**prev_slots, **new}
     if own_workload and new.get("model"):
         merged.pop("params_b", None)
+    elif own_workload:
+        merged.pop("model", None)  # "and QLoRA on a 70B?": a size alone replaces the earlier model, which would otherwise win
     if "gpu_utilization" in new and "yearly_utilization" in prev_slots and "yearly_utilization" not in new:
         merged["yearly_utilization"] = merged.pop("gpu_utilization") / 100
     for key, pattern, factor in RELATIVE:

@@ -29,6 +29,7 @@ from service.assistant.compose.work import work_block
 from service.assistant.grounding import check
 from service.assistant.handlers import HANDLERS
 from service.assistant.handlers.base import Cancelled, Context, Draft, Searcher
+from service.assistant.messages import say
 from service.assistant.stage_timing import StageClock, TimedSearcher, fallback_code
 from service.assistant.store import Conversation, ConversationStore, new_id
 from service.assistant.understand import detect_language
@@ -222,8 +223,8 @@ class Assistant:
             return HANDLERS[self.understander.handler(ctx.understanding.intent)](ctx)
         except InputError as exc:
             # A workload the tools refuse (bf16 on a T4, QLoRA pre-training): say why, in the user's language.
-            return Draft(blocks=[LeadBlock(text=ctx.t("I can't compute that as asked: ", "无法按这个条件计算：") + exc.message(ctx.lang))],
-                         show_sources=False, follow_ups=[ctx.t("What configuration would you recommend instead?", "那应该用什么配置？")])
+            return Draft(blocks=[LeadBlock(text=say("pipeline.cannot_compute", ctx.lang, reason=exc.message(ctx.lang)))],
+                         show_sources=False, follow_ups=[say("pipeline.follow_instead", ctx.lang)])
 
     def _compose(self, turn: Turn, message_id: str, ctx: Context, draft: Draft, *, clock: StageClock | None = None) -> Answer:
         lang = ctx.lang
@@ -233,7 +234,7 @@ class Assistant:
             blocks.append(work_block(work, lang, tool=label, title_suffix=suffix))
         citations = [_citation(hit) for hit in draft.hits]
         if citations and draft.show_sources:
-            blocks.append(SourcesBlock(title=ctx.t("Sources", "来源"), items=[
+            blocks.append(SourcesBlock(title=say("pipeline.sources", lang), items=[
                 SourceItem(n=i, citation_id=c.id, title=c.title, source=c.source, url=c.url) for i, c in enumerate(citations, 1)]))
         answer = Answer(
             conversation_id=turn.conversation_id, conversation_key=turn.request.conversation_key, message_id=message_id,

@@ -198,6 +198,7 @@ class NcclCheckResult(SizingResult):
     verdict: Literal["healthy", "degraded", "broken"] | None = None
     pcie_busbw_gbps: float = Field(description="what the same GPUs reach over PCIe alone")
     effective_gpus: float | None = Field(default=None, description="measured/expected x gpus: how many GPUs' worth of bandwidth is left")
+    shortfall: float | None = Field(default=None, description="expected/measured: how many times below the expected busbw the measurement is")
 
 
 def nccl_expected(req: NcclCheckRequest, catalog: Catalog) -> NcclCheckResult:
@@ -227,7 +228,8 @@ def nccl_expected(req: NcclCheckRequest, catalog: Catalog) -> NcclCheckResult:
         measured = ledger.given("measured_busbw_gbps", req.measured_busbw_gbps, "GB/s")
         ratio = measured / typical
         verdict = "healthy" if ratio >= HEALTHY_AT else "degraded" if ratio >= BROKEN_BELOW else "broken"
-        out = {"measured_busbw_gbps": measured, "ratio": sig(ratio, 3), "verdict": verdict, "effective_gpus": sig(min(ratio, 1.0) * req.gpus, 3)}
+        out = {"measured_busbw_gbps": measured, "ratio": sig(ratio, 3), "verdict": verdict, "effective_gpus": sig(min(ratio, 1.0) * req.gpus, 3),
+               "shortfall": sig(typical / measured, 3) if measured > 0 else None}
         ledger.step("busbw.ratio", "measured / expected", ratio, "")
         over_nvlink = nodes == 1 and gpu.scale_up is not None and fabric.name == gpu.scale_up.name
         if verdict != "healthy" and over_nvlink and measured <= pcie * 1.2:

@@ -27,6 +27,12 @@ class IntentSpec:
     follow_up: str  # workload | context | none
     inputs: tuple[str, ...]
     domain: bool
+    # Evidence the intent cannot be read without (REQUIREMENTS): when none is present the next-ranked intent is taken.
+    requires: tuple[str, ...] = ()
+
+
+# What a `requires` entry means, checked in service.understanding.understander.
+REQUIREMENTS = ("claim", "two_gpus")
 
 
 @dataclass(frozen=True)
@@ -103,6 +109,8 @@ class LanguageData:
     ask_cues: dict[str, Vocabulary]  # sizing ask -> cue words
     messages: dict[str, str]
     labels: dict[str, str]  # intent -> how to offer it in a clarifying question
+    # words by which a turn with no domain word of its own refers back to the conversation ("the same code", "这说明什么")
+    follow_up_words: Vocabulary = field(default_factory=lambda: Vocabulary.of([]))
 
 
 @dataclass(frozen=True)
@@ -142,7 +150,12 @@ def load_registry(data_dir: Path = DATA_DIR) -> Registry:
     for name, spec in raw["intents"].items():
         if spec["follow_up"] not in FOLLOW_UP_POLICIES:
             raise ValueError(f"{data_dir / 'registry.yaml'}: intent {name}: follow_up must be one of {FOLLOW_UP_POLICIES}")
-        intents[name] = IntentSpec(name, spec["handler"], spec["follow_up"], tuple(spec.get("inputs") or ()), bool(spec.get("domain", True)))
+        requires = tuple(spec.get("requires") or ())
+        if unknown := set(requires) - set(REQUIREMENTS):
+            raise ValueError(f"{data_dir / 'registry.yaml'}: intent {name}: unknown requires {sorted(unknown)}; known: {REQUIREMENTS}")
+        intents[name] = IntentSpec(
+            name, spec["handler"], spec["follow_up"], tuple(spec.get("inputs") or ()), bool(spec.get("domain", True)), requires
+        )
     asks = tuple(raw["asks"])
     rules = tuple(_rule(name, spec, intents, data_dir) for name, spec in (raw.get("evidence_rules") or {}).items())
     exemplars: list[Exemplar] = []
@@ -167,6 +180,7 @@ def load_registry(data_dir: Path = DATA_DIR) -> Registry:
             ask_cues={ask: Vocabulary.of(words) for ask, words in (cues.get("asks") or {}).items()},
             messages=dict(cues["messages"]),
             labels=dict(cues["labels"]),
+            follow_up_words=Vocabulary.of(cues.get("follow_up_words") or []),
         )
     return Registry(intents, asks, tuple(exemplars), languages, rules, digest.hexdigest()[:16])
 

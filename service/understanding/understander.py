@@ -47,6 +47,7 @@ SHOWN_NEIGHBOURS = 5
 # Cascade rules sharp enough that a GPU named with a spec word does not make the question a spec lookup.
 SHARP_RULES = ("claim cue", "pre-flight cue", "rent-or-buy cue", "two GPUs and a comparison cue", "measured symptom")
 VOTE_TEMPERATURE = 0.05  # similarity 0.05 lower = e times less weight
+MAX_CONTINUATION_CHARS = 200  # a turn longer than this says enough on its own to be read alone
 
 
 class Understander(Protocol):
@@ -129,6 +130,8 @@ class RoutedUnderstander:
                     "clarification": None,
                 }
             )
+        if state and (previous := self._continued_intent(text, slots, und, state)):
+            und = self._continue(und, slots, state, previous)
         if state:
             merged = followup.merge(text, und, state)
             changed = merged.intent != und.intent or merged.slots != und.slots or merged.context != und.context
@@ -138,6 +141,48 @@ class RoutedUnderstander:
             # A follow-up reads with the previous turn: no clarifying question about this one alone.
             und = merged.model_copy(update={"clarification": None}) if changed else merged
         return und
+
+    def _continued_intent(self, text: str, slots: Slots, und: Understanding, state: dict[str, Any]) -> str | None:
+        """The previous turn's intent when this turn only continues it, else None.
+
+        "Switched to another machine and the same code works, what does that tell me" names nothing from the
+        domain, so on its own it reads as out of scope (or as whatever its generic words suggest); after a turn whose
+        follow-up policy is `context` (diagnostics, faq, claim check, pre-flight, spec) and with a word that
+        refers back to the conversation, it is that conversation's next step. An off-topic rule that fired
+        ("who won the game yesterday"), injection, chit-chat or a domain question of its own are not."""
+        previous = state.get("intent")
+        registry = self.registry
+        if previous not in registry.intents or registry.follow_up(previous) != "context" or not registry.in_domain(previous):
+            return None
+        # Without a domain word of its own, whatever this turn read as ("配置" -> recommend) rests on generic words.
+        if und.intent == "smalltalk" or previous == und.intent or len(text) > MAX_CONTINUATION_CHARS or INJECTION.search(text):
+            return None
+        evidence = gather(text, slots, registry)
+        if evidence.in_domain or any(not registry.in_domain(rule.intent) for rule, _ in evidence.fired):
+            return None
+        if not any(data.follow_up_words.hits(text) for data in registry.languages.values()):
+            return None
+        return previous
+
+    @staticmethod
+    def _continue(und: Understanding, slots: Slots, state: dict[str, Any], previous: str) -> Understanding:
+        """`und` read as the next turn of a `previous` conversation: its intent, its slots and its question as context."""
+        carried = Slots.model_validate({**(state.get("slots") or {}), **slots.stated()})
+        trace = und.trace
+        if trace is not None:
+            rule = f"continues the {previous} conversation: no domain word of its own, a word referring back to it -> {previous}"
+            trace = trace.model_copy(update={"intent": previous, "rules": [*trace.rules, rule]})
+        return und.model_copy(
+            update={
+                "intent": previous,
+                "ask": state.get("ask"),
+                "slots": for_intent(previous, carried),
+                "context": state.get("query"),
+                "clarification": None,
+                "trace": trace,
+                "evidence": [],
+            }
+        )
 
     def read(self, text: str, slots: Slots, lang: Language, *, vector: np.ndarray, exclude: np.ndarray | None = None) -> Understanding:
         """Score every intent for one message; `exclude` hides exemplars (cross-validation)."""
@@ -184,6 +229,7 @@ class RoutedUnderstander:
         fired = self._apply_evidence_rules(scores, rules, evidence)
 
         ranked = sorted(scores, key=lambda name: (-scores[name], name))
+        ranked = self._without_missing_requirements(ranked, evidence, slots, rule, rules)
         intent, runner_up = ranked[0], ranked[1]
         ask = self._ask(intent, cascade_intent, cascade_ask, evidence, neighbours)
         clarification = None if fired else self._close_call(intent, runner_up, scores, rule, lang, rules)
@@ -207,6 +253,20 @@ class RoutedUnderstander:
             clarification=clarification,
             evidence=[r.name for r, _ in evidence.fired if r.intent == intent],
         )
+
+    def _without_missing_requirements(self, ranked: list[str], evidence: Evidence, slots: Slots, rule: str, rules: list[str]) -> list[str]:
+        """Intents whose required evidence (registry `requires`) is absent move to the end: a claim check with no
+        claim ("what happens when a spot VM is reclaimed") or a comparison with one GPU ("wait for GB200 or buy H200")
+        reads as the next-ranked intent."""
+        present = set()
+        if "claim_check" in evidence.cues or rule == "claim cue" or any(r.intent == "claim_check" for r, _ in evidence.fired):
+            present.add("claim")
+        if len(set(slots.compare_gpus or [])) >= 2:
+            present.add("two_gpus")
+        missing = [name for name in ranked if set(self.registry.intents[name].requires) - present]
+        if missing and ranked[0] in missing:
+            rules.append(f"{ranked[0]} set aside: it requires {', '.join(sorted(set(self.registry.intents[ranked[0]].requires) - present))}")
+        return [name for name in ranked if name not in missing] + missing
 
     @staticmethod
     def _apply_evidence_rules(scores: dict[str, float], rules: list[str], evidence: Evidence) -> bool:

@@ -6,20 +6,7 @@ import re
 
 import pytest
 
-from service.contract import ChatRequest
-
-
-def ask(advisor, *messages: str):
-    answer, conversation_id = None, None
-    for message in messages:
-        answer = advisor.answer(ChatRequest(message=message, conversation_id=conversation_id))
-        conversation_id = answer.conversation_id
-        assert answer.grounding.ungrounded == [], (message, answer.grounding.ungrounded)
-    return answer
-
-
-def lead(answer) -> str:
-    return answer.blocks[0].text
+from tests.assistant.asking import ask, lead
 
 
 def test_a_fit_question_leads_with_the_method_that_fits(advisor) -> None:

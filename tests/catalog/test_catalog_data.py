@@ -35,7 +35,7 @@ def test_all_files_load_with_expected_ids(catalog: Catalog) -> None:
     assert set(catalog.gpus) == {
         "t4", "a10", "a10g", "l4", "l40s", "a100-40gb-pcie", "a100-40gb-sxm", "a100-80gb-pcie",
         "a100-80gb-sxm", "a800", "h100-pcie", "h100-sxm", "h100-nvl", "h800", "h20", "h200", "b200",
-        "mi300x", "ascend-910b", "rtx-4090",
+        "mi300x", "ascend-910b", "rtx-4090", "rtx-3090",
     }
     required_models = {
         "llama-7b", "llama-2-7b", "llama-2-13b", "llama-2-34b", "llama-2-70b", "llama-3-8b",
@@ -146,7 +146,7 @@ def test_fp8_support_by_architecture(catalog: Catalog) -> None:
 
 def test_training_class_and_confidence(catalog: Catalog) -> None:
     entry = {g.id for g in catalog.gpus.values() if g.training_class == "entry"}
-    assert entry == {"t4", "a10", "a10g", "l4", "rtx-4090"}
+    assert entry == {"t4", "a10", "a10g", "l4", "rtx-4090", "rtx-3090"}
     assert catalog.gpus["ascend-910b"].confidence == "low"
     assert catalog.gpus["a10g"].confidence == "low"
     assert catalog.gpus["h20"].confidence in {"low", "medium"}
@@ -417,7 +417,7 @@ def _expect_error(directory: Path, file_name: str, entry: str, field: str) -> Ca
 
 
 def test_unmodified_copy_loads(broken_dir: Path) -> None:
-    assert len(load_catalog(broken_dir).gpus) == 20
+    assert len(load_catalog(broken_dir).gpus) == 21
 
 
 def test_missing_field_is_reported(broken_dir: Path) -> None:

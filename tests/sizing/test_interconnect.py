@@ -103,3 +103,10 @@ def test_a_node_with_one_working_nic_fails_the_multi_node_check(size) -> None:
 def test_ethernet_defaults_to_one_port_per_node(size) -> None:
     r = size("nccl-expected", gpu="h100", gpus=16, inter_fabric="ethernet-100")
     assert r.expected_busbw_gbps.typical == pytest.approx(12.5 * 0.5)
+
+
+def test_a_low_measurement_says_how_many_times_below_expected_it_is(size) -> None:
+    # Two 8 x H100 nodes with eight 400G NICs each should reach min(8 x 50 x 0.9, 450 x 0.8) = 360 GB/s; 100 is 3.6x below.
+    r = size("nccl-expected", gpu="h100", gpus=16, measured_busbw_gbps=100)
+    assert r.shortfall == pytest.approx(3.6, rel=5e-3) and r.verdict == "broken"
+    assert size("nccl-expected", gpu="h100", gpus=16).shortfall is None

@@ -12,7 +12,9 @@ each ending in its [n] citation, numbered in order of first use over only the
 hits cited. Relevance is the dense similarity of a sentence (and of its
 section heading) to the question with the bundled encoder, plus the share of
 the question's words (the retrieval tokens: jieba, folded Latin words) that it
-contains. Sentences are the documents' own, so every number in the answer is a
+contains; a "why" question prefers sentences that give a reason, a "what do I
+do" question sections and sentences that advise. Beyond the minimum, a point
+must reach a share of the lead's relevance. Sentences are the documents' own, so every number in the answer is a
 cited passage's. An intro that announces a list ("…fits three situations.",
 "…如下：") is never quoted without its items; list items are kept whole.
 """
@@ -27,7 +29,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from service.assistant.compose.extract import ADVICE, REMEDY_ASK, SOLUTION_HEADING
-from service.retrieval.text import tokenize
+from service.retrieval.text import term_set, tokenize
 
 MAX_POINTS = 5
 MIN_POINTS = 2
@@ -41,6 +43,10 @@ SAME_SECTION = 0.05  # per point already taken from a section: an answer draws o
 # "What do I do about it?" questions: sections about fixes, and sentences that advise, answer them.
 FIX_SECTION, ADVICE_SENTENCE = 0.12, 0.04  # share of relevance against redundancy with the sentences already picked
 POINT_FLOOR = 0.6  # a point beyond the minimum must reach this share of the lead's relevance
+# "Why …?" questions: a sentence that gives a reason answers them, a definition of the subject does not.
+WHY_ASK = re.compile(r"\bwhy\b|\bhow come\b|\bwhat makes\b|为什么|为啥|为何|怎么会|什么原因|原因是什么", re.I)
+REASON = re.compile(r"\bbecause\b|\bsince\b|\bso that\b|\bwhich (?:needs|requires|means)\b|因为|由于|之所以|是为了|所以|因此", re.I)
+REASON_SENTENCE = 0.06
 MIN_CHARS, MAX_LEAD_CHARS = 12, 360
 
 LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
@@ -51,8 +57,13 @@ TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
 CJK = re.compile(r"[\u3400-\u9fff]")
 COMMENT = re.compile(r"\s+#\s.*$")  # a shell comment after a command
 MAX_COMMANDS, MAX_COMMAND_CHARS = 3, 100
-# Whole sentences: a semicolon joins two halves of one point, so it does not end a sentence here.
-SENTENCE_SPLIT = re.compile(r"(?<=[。！？])|(?<=[.!?])\s+(?=[A-Z0-9\u4e00-\u9fff*`\"(（])")
+# Whole sentences: a semicolon joins two halves of one point, so it does not end a sentence here; nor does the
+# full stop of an abbreviation ("Narayanan et al. (2021) show …" is one sentence, not "Narayanan et al." and a fragment).
+SENTENCE_SPLIT = re.compile(
+    r"(?<=[。！？])"
+    r"|(?<=[.!?])(?<!\bet al\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\bcf\.)(?<!\bFig\.)(?<!\bNo\.)(?<!\bSec\.)(?<!\bapprox\.)"
+    r"\s+(?=[A-Z0-9\u4e00-\u9fff*`\"(（])"
+)
 # Pointers to other documents mean nothing in an answer: "具体命令见“…”一文。" is dropped, "(see the … document)" cut.
 REFERENCE_ONLY = re.compile(
     r"^(?:see |for details see |具体.{0,12}见|详见|参见|见“)|\b(?:the|this) [\w -]{0,40}document (?:gives|lists|has|describes)\b|见.{0,24}一文",
@@ -239,6 +250,8 @@ def compose_faq(
         for index, unit in enumerate(candidates):
             if index in chosen or unit.hidden:
                 continue
+            if len(chosen) > MIN_POINTS and unit.relevance < floor:
+                continue  # past the minimum only relevant points: a weak one never displaces a relevant but similar one
             redundancy = (
                 max(float(vectors[index] @ vectors[c]) for c in chosen) if vectors is not None else _overlap(unit, candidates, chosen)
             )
@@ -246,7 +259,7 @@ def compose_faq(
             score = MMR_LAMBDA * unit.relevance - (1 - MMR_LAMBDA) * redundancy - crowding
             if score > best_score:
                 best, best_score = index, score
-        if best is None or (len(chosen) > MIN_POINTS and candidates[best].relevance < floor):
+        if best is None:
             break
         chosen.append(best)
     lead, points = candidates[chosen[0]], sorted((candidates[i] for i in chosen[1:]), key=lambda u: (u.hit, u.position))
@@ -270,6 +283,7 @@ def _score(
 ) -> None:
     asked = set(tokenize(question))
     remedy = bool(REMEDY_ASK.search(question))
+    why = bool(WHY_ASK.search(question))
     dense = np.zeros(len(candidates), dtype=np.float32)
     heading = np.zeros(len(hits), dtype=np.float32)
     if embed is not None and vectors is not None:
@@ -295,6 +309,8 @@ def _score(
             prior += FIX_SECTION * bool(SOLUTION_HEADING.search(hits[unit.hit].heading or "")) + ADVICE_SENTENCE * bool(
                 ADVICE.search(unit.text)
             )
+        if why:
+            prior += REASON_SENTENCE * bool(REASON.search(unit.text))
         unit.base, unit.relevance = own, own + HEADING * float(heading[unit.hit]) + prior
         if unit.hidden:
             intro_relevance[(unit.hit, unit.text)] = own
@@ -303,7 +319,7 @@ def _score(
 
 def _coverage(asked: set[str], text: str) -> float:
     """Share of the question's words found in the text."""
-    return len(asked & set(tokenize(text))) / len(asked) if asked else 0.0
+    return len(asked & term_set(text)) / len(asked) if asked else 0.0
 
 
 def _pick_lead(candidates: list[Unit]) -> int:
@@ -317,10 +333,10 @@ def _pick_lead(candidates: list[Unit]) -> int:
 
 def _overlap(unit: Unit, candidates: list[Unit], chosen: list[int]) -> float:
     """Redundancy without an encoder: the largest word overlap (Jaccard) with a chosen sentence."""
-    words = set(tokenize(unit.text))
+    words = term_set(unit.text)
     best = 0.0
     for index in chosen:
-        other = set(tokenize(candidates[index].text))
+        other = term_set(candidates[index].text)
         if words or other:
             best = max(best, len(words & other) / len(words | other))
     return best

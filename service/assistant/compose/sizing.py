@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from service.assistant.compose import fit
 from service.assistant.compose.fmt import big, duration, duration_band, gib, money, money_band, num, pct, pick
 from service.catalog import Catalog
 from service.contract import (
@@ -79,10 +80,11 @@ def _memory(r, lang: str, catalog: Catalog) -> Rendered:
     if r.task == "pretrain":
         method = pick(lang, "pre-training", "预训练")
     where = f" {pick(lang, 'on', '在')} {gpu_name(catalog, r.gpu)}" if r.gpu else ""
-    head = pick(lang, f"**{method.capitalize()} of {model} needs about {gib(r.per_gpu.total_gib)} per GPU**",
+    head = pick(lang, f"**{method[0].upper() + method[1:]} of {model} needs about {gib(r.per_gpu.total_gib)} per GPU**",
                 f"**{model} {method}每张 GPU 约需 {gib(r.per_gpu.total_gib)} 显存**")
     if r.fit:
         head += pick(lang, f" — it **{FIT['en'][r.fit]}**{where} ({gib(r.gpu_memory_gib)}).", f"，{where}（{gib(r.gpu_memory_gib)}）**{FIT['zh'][r.fit]}**。")
+        head = f"{fit.verdict(r.fit, lang)} {head}"  # a fit question is answered with its verdict word first
     else:
         head += "." if lang == "en" else "。"
     layout = f"{r.gpus} GPU, {r.sharding}, tp={r.tp}, pp={r.pp}, {r.precision}, recompute={r.recompute}, seq={r.seq_len}, micro-batch={r.micro_batch}"
@@ -144,6 +146,7 @@ def _inference(r, lang: str, catalog: Catalog) -> Rendered:
                 f"**以 {r.weights_format} 部署 {model} 每卡约需 {gib(r.per_gpu_total_gib)} 显存**（{r.gpus} 卡，{r.concurrency} 路并发 × {r.context_len} token）")
     if r.fit:
         head += pick(lang, f" — it **{FIT['en'][r.fit]}** on {gpu_name(catalog, r.gpu)}.", f"，在 {gpu_name(catalog, r.gpu)} 上**{FIT['zh'][r.fit]}**。")
+        head = f"{fit.verdict(r.fit, lang)} {head}"
     rows = [
         (pick(lang, "weights", "权重"), gib(r.weights_gib), r.weights_gib),
         (pick(lang, "KV cache per token", "每 token KV 缓存"), f"{num(r.kv_bytes_per_token / 1024)} KiB"),
@@ -170,9 +173,12 @@ def _nccl(r, lang: str, catalog: Catalog) -> Rendered:
     head = pick(lang, f"**Expected all_reduce busbw for {r.gpus} × {gpu_name(catalog, r.gpu)} over {r.fabric}: about {num(band.typical)} GB/s** (healthy above {num(band.low)} GB/s).",
                 f"**{r.gpus} 张 {gpu_name(catalog, r.gpu)}（{r.fabric}）的 all_reduce busbw 预期约 {num(band.typical)} GB/s**（高于 {num(band.low)} GB/s 视为正常）。")
     if r.measured_busbw_gbps is not None:
-        verdict = {"healthy": pick(lang, "healthy", "正常"), "degraded": pick(lang, "degraded", "偏低"), "broken": pick(lang, "broken", "异常（有故障）")}[r.verdict]
+        verdict = {"healthy": pick(lang, "healthy", "正常"), "degraded": pick(lang, "low — not normal, degraded", "偏低，不正常"),
+                   "broken": pick(lang, "far too low — not normal, something is broken", "严重偏低、不正常（有故障）")}[r.verdict]
         head += pick(lang, f" Your {num(r.measured_busbw_gbps)} GB/s is {pct(r.ratio)} of that: **{verdict}**.",
                      f" 您实测的 {num(r.measured_busbw_gbps)} GB/s 只有预期的 {pct(r.ratio)}：**{verdict}**。")
+        if r.shortfall and r.verdict != "healthy":
+            head += pick(lang, f" That is about {num(r.shortfall)}× below the expected figure.", f" 比预期低约 {num(r.shortfall)} 倍。")
         if r.effective_gpus is not None and r.verdict != "healthy":
             head += pick(lang, f" The interconnect behaves like {num(r.effective_gpus)} GPUs' worth of bandwidth.", f" 互联带宽只相当于 {num(r.effective_gpus)} 张卡的水平。")
     return head, None

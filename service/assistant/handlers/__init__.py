@@ -8,6 +8,7 @@ from service.assistant.handlers.compare import compare
 from service.assistant.handlers.consulting import consulted
 from service.assistant.handlers.diagnostics import diagnostics
 from service.assistant.handlers.knowledge import faq, out_of_scope, preflight, smalltalk
+from service.assistant.handlers.learner import for_learners
 from service.assistant.handlers.spec import spec
 from service.assistant.handlers.workload import cloud_vs_onprem, recommend, sizing_answer
 
@@ -17,7 +18,8 @@ HANDLERS: dict[str, Callable[[Context], Draft]] = {
     # Sizing and recommendations consult before they compute: fit questions weigh every method,
     # budget words steer to PEFT, pre-training without data assumes compute-optimal tokens.
     "sizing": consulted(sizing_answer),
-    "recommend": consulted(recommend),
+    # A student with no budget and no workload gets the entry-tier rental advice (handlers/learner.py).
+    "recommend": for_learners(consulted(recommend)),
     "compare": compare,
     "cloud_vs_onprem": cloud_vs_onprem,
     "claim_check": claim_check,

@@ -59,9 +59,6 @@ class Context:
     def slots(self) -> Slots:
         return self.understanding.slots
 
-    def t(self, en: str, zh: str) -> str:
-        return zh if self.lang == "zh" else en
-
     def run(self, tool: str, payload: dict[str, Any]) -> BaseModel:
         """Call a sizing tool and record the call; InputError propagates with field names."""
         clean = {k: v for k, v in payload.items() if v is not None}

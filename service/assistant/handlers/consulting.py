@@ -16,9 +16,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from service.assistant import consult
+from service.assistant.compose import fit
 from service.assistant.compose.fmt import big, duration, gib, num, pct
 from service.assistant.handlers.base import Context, Draft
 from service.assistant import claim_checks, followup
+from service.assistant.handlers import serving_load
+from service.assistant.handlers.purchase import purchase_answer
+from service.assistant.handlers.rental import rental_answer
 from service.assistant.handlers.claims import claim_check
 from service.assistant.handlers.workload import recommend, sizing_answer
 from service.assistant.messages import say
@@ -33,7 +37,8 @@ FIT_WORDS = {"fits": ("fits", "放得下"), "tight": ("fits, tightly", "勉强�
 def consulted(handler: Callable[[Context], Draft]) -> Callable[[Context], Draft]:
     def consult_then(ctx: Context) -> Draft:
         s = ctx.slots
-        if handler is not sizing_answer and s.weights and (s.task == "inference" or _is("serving", ctx.text)):
+        serving_weights = s.weights and s.task in (None, "inference") and (s.task == "inference" or s.method is None or _is("serving", ctx.text))
+        if serving_weights and (handler is not sizing_answer or ctx.understanding.ask in (None, "memory", "inference")):
             # "那换成INT4呢": a quantised serving plan is the inference calculation with those weights.
             ctx.understanding = ctx.understanding.model_copy(update={"ask": "inference"})
             _set_slots(ctx, task="inference")
@@ -47,6 +52,16 @@ def consulted(handler: Callable[[Context], Draft]) -> Callable[[Context], Draft]
             # "can 2x 4090 LoRA Qwen 14B?", "8 卡 H200 能部署 DeepSeek-V3 吗": when the fit table below cannot decide
             # (a method was named, or nothing fits), a multi-GPU fit question is sized as a configuration on those GPUs.
             answer_with = recommend
+        bought = purchase_answer(ctx)
+        if bought is not None:
+            # "student, $3,000, which card to buy": the purchase within the budget leads; renting follows as the alternative.
+            return _with_rental_alternative(ctx, bought)
+        rent = rental_answer(ctx)
+        if rent is not None:
+            return rent  # "rent that on AutoDL for a month, 10 h a day": the bill for that period
+        ttft = serving_load.ttft_answer(ctx)
+        if ttft is not None:
+            return ttft  # "TTFT under 2 s for a 32k prompt": a prefill-time question, whatever else the wording asks
         fit = fit_question(ctx)
         if fit is not None:
             return fit
@@ -64,10 +79,25 @@ def consulted(handler: Callable[[Context], Draft]) -> Callable[[Context], Draft]
         if notes and draft.clarification is None:
             at = 1 if draft.blocks and draft.blocks[0].type == "lead" else 0
             draft.blocks[at:at] = notes
+        serving_load.replicas_for_throughput(ctx, draft)  # a request rate: copies of the plan its prefill compute needs
         return draft
 
     consult_then.__name__ = getattr(handler, "__name__", "consulted")
     return consult_then
+
+
+def _with_rental_alternative(ctx: Context, bought: Draft) -> Draft:
+    try:
+        rented = recommend(ctx)
+    except InputError:
+        return bought
+    if rented.clarification is not None or not rented.blocks:
+        return bought
+    head, *rest = rented.blocks
+    bought.blocks += [ParagraphBlock(text=say("purchase.rent_instead", ctx.lang)), ParagraphBlock(text=head.text), *rest]
+    bought.works += rented.works
+    bought.recommendation = rented.recommendation
+    return bought
 
 
 def _is(name: str, text: str) -> bool:
@@ -100,7 +130,7 @@ def fit_question(ctx: Context) -> Draft | None:
     s, text, lang = ctx.slots, ctx.text, ctx.lang
     if not (s.gpu and (s.model or s.params_b) and _is("fit", text)) or s.tokens or s.deadline_hours:
         return None
-    serving = s.task == "inference" or (s.task is None and _is("serving", text))
+    serving = s.task == "inference" or (s.task is None and (_is("serving", text) or bool(s.weights)))  # INT4/FP8 weights: serving
     if s.weights and serving:
         return None  # a weight format was chosen: the literal answer is the right one
     if s.method and serving:
@@ -128,7 +158,10 @@ def fit_question(ctx: Context) -> Draft | None:
         if best is not None:
             lead += " " + say("consult.fit_instead", lang, option=label[best.option], need=num(need(best)))
     elif best is None:
-        lead = say("consult.fit_none", lang, gpus=gpus, gpu=gpu.name, option=label[options[-1].option], need=num(need(options[-1])), gb=num(gpu.memory_gb), have=num(have))
+        lead = say("fit_advice.no_prefix", lang) + " " + say("consult.fit_none", lang, gpus=gpus, gpu=gpu.name, option=label[options[-1].option],
+                                                             need=num(need(options[-1])), gb=num(gpu.memory_gb), have=num(have))
+    elif best.fit == "tight":
+        lead = say("fit_advice.fit_tight", lang, option=label[best.option], need=num(need(best)), gpu=gpu.name, gb=num(gpu.memory_gb), have=num(have))
     else:
         lead = say("consult.fit_yes", lang, option=label[best.option], need=num(need(best)), gpu=gpu.name, gb=num(gpu.memory_gb), have=num(have))
         if best is not options[0]:
@@ -139,14 +172,23 @@ def fit_question(ctx: Context) -> Draft | None:
     rows = [[TableCell(text=label[o.option]), TableCell(text=gib(need(o)), value=need(o)),
              TableCell(text=FIT_WORDS[o.fit][1 if lang == "zh" else 0])] for o in options]
     blocks = [LeadBlock(text=lead), TableBlock(columns=columns, rows=rows), _where_memory_goes(ctx, options[0], label, serving, gpus)]
+    focus = asked or best or options[-1]
+    if not serving:
+        blocks.append(fit.breakdown(ctx, focus.result, label[focus.option]))
+    if best is None or best.fit == "tight":
+        # The ladder of fixes, and the smallest card on which the cheapest option fits.
+        cheapest = options[-1]
+        tool = "inference" if serving else "training-memory"
+        payload = ({**_model_ref(ctx), "gpus": gpus, "weights": cheapest.option, "concurrency": s.concurrency or 1, "context_len": s.context_len} if serving
+                   else {**_model_ref(ctx), "task": "fine-tune", "method": cheapest.option, "gpus": gpus, **({"sharding": "zero3"} if gpus > 1 else {})})
+        blocks += fit.remedies(ctx, (best or cheapest).result, tool, payload)
     if serving:
         blocks += _gqa(ctx) + [ParagraphBlock(text=say("consult.serving_stack", lang))]
     chosen = best or options[-1]
     topics = ["inference"] if serving else ["peft", "memory"]
     return Draft(blocks=blocks, hits=ctx.retrieve(k=2, topics=topics), works=[(chosen.result.tool, chosen.result.work)],
-                 follow_ups=[ctx.t("What configuration would you recommend for this?", "这个任务推荐什么配置？"),
-                             ctx.t("How long would the fine-tune take?", "微调大概要多久？") if not serving else
-                             ctx.t("How many users can it serve?", "能支撑多少并发？")])
+                 follow_ups=[say("consulting.follow_recommend", ctx.lang),
+                             say("consulting.follow_fine_tune_time", ctx.lang) if not serving else say("consulting.follow_users", ctx.lang)])
 
 
 def _where_memory_goes(ctx: Context, first: consult.FitOption, label: dict, serving: bool, gpus: int) -> ParagraphBlock:
@@ -199,7 +241,7 @@ def replica_plan(ctx: Context, notes: list) -> Draft | None:
     if not any(isinstance(b, ParagraphBlock) and "vLLM" in b.text for b in notes):
         blocks.append(ParagraphBlock(text=say("consult.serving_stack", lang)))
     return Draft(blocks=blocks, hits=ctx.retrieve(k=2, topics=["inference"]), works=[(result.tool, result.work)],
-                 follow_ups=[ctx.t("What would that cost per month?", "每月大概多少钱？"), ctx.t("And with INT4 weights?", "那换成INT4呢？")])
+                 follow_ups=[say("consulting.follow_monthly_cost", ctx.lang), say("consulting.follow_int4", ctx.lang)])
 
 
 # -- pre-training with no data size -------------------------------------------------
@@ -232,8 +274,7 @@ def pretrain_cluster_table(ctx: Context) -> Draft | None:
     _set_slots(ctx, tokens=tokens, task="pretrain")
     last = rows_data[-1][1]
     return Draft(blocks=blocks, hits=ctx.retrieve(k=2, topics=["parallelism", "reliability"]), works=[(last.tool, last.work)],
-                 follow_ups=[ctx.t("How many GPUs to finish in 30 days?", "30 天内完成需要多少张卡？"),
-                             ctx.t("What would it cost?", "大概要花多少钱？")])
+                 follow_ups=[say("consulting.follow_30_days", ctx.lang), say("consulting.follow_cost", ctx.lang)])
 
 
 # -- steering: budget words, users, serving engines ---------------------------------------
@@ -246,15 +287,18 @@ def _steer(ctx: Context) -> list:
             notes.append(NoticeBlock(kind="info", text=say(f"consult.relative_unset.{key}", lang)))
     stage = consult.stage(text)
     params = _params(ctx)
-    serving = s.task == "inference" or (s.task is None and _is("serving", text))
+    serving = s.task == "inference" or (s.task is None and (_is("serving", text) or bool(s.weights)))  # INT4/FP8 weights: serving
     if serving and s.task is None:
         # "H20 部署 DeepSeek 67B 要几张卡": a serving plan, not a training cluster.
         _set_slots(ctx, task="inference", weights=s.weights or (s.precision if s.precision in ("bf16", "fp16", "fp8") else None))
         s = ctx.slots
     if stage == "budget" and not serving and s.task in (None, "fine-tune") and not s.method and params:
-        method = "qlora" if params >= 12e9 else "lora"
+        method = "qlora" if params >= 12e9 and not _is("poc", text) else "lora"  # a company POC rents a bigger card for 16-bit LoRA
         _set_slots(ctx, method=method, task="fine-tune")
         notes.append(NoticeBlock(kind="assumption", text=say("consult.budget", lang, method=say(f"consult.method.{method}", lang))))
+    if serving:
+        notes += serving_load.throughput_notes(ctx)  # "20 requests/s": tokens/s to sustain, requests in flight
+        s = ctx.slots
     users = consult.users_in(text)
     if serving and users and not s.concurrency:
         concurrent = consult.users_are_concurrent(text)

@@ -157,20 +157,20 @@ def _bandwidth(ctx: Context, measured: float, parsed: dict | None) -> Draft:
     notes = []
     if gpu is None:
         gpu = "h100-sxm"
-        notes.append(ctx.t("GPU assumed: H100 SXM (name yours for a precise check).", "默认按 H100 SXM 判断（告诉我具体型号可更准确）。"))
+        notes.append(say("diagnostics.assumed_gpu", ctx.lang))
     gpus = s.gpus or (parsed["ranks"] if parsed and parsed["ranks"] >= 2 else 8)
     if parsed:
         ctx.record("parse-nccl-tests", {"lines": parsed["rows"]}, parsed)
     result = ctx.run("nccl-expected", {"gpu": gpu, "gpus": max(gpus, 2), "gpus_per_node": min(max(gpus, 2), 8), "measured_busbw_gbps": measured})
-    hits = ctx.retrieve(ctx.t("nccl-tests busbw low NVLink not used diagnosis", "nccl-tests busbw 偏低 NVLink 未生效 排查"), k=2, topics=["networking", "preflight"])
+    hits = ctx.retrieve(say("queries.nccl_low_busbw", ctx.lang), k=2, topics=["networking", "preflight"])
     passages = extract.select(ctx.text[:300], [h.text for h in hits], max_points=3)
     blocks = [*sizing.blocks(result, ctx.lang, ctx.catalog), *assumptions(notes), *warnings(result.work, ctx.lang)]
     if result.verdict != "healthy":
-        blocks.append(_next_steps(ctx, ctx.t("Check the links, then rerun with NCCL's own log:", "检查链路，再打开 NCCL 日志重跑："),
+        blocks.append(_next_steps(ctx, say("diagnostics.check_links", ctx.lang),
                                   ["nvidia-smi topo -m", "nvidia-smi nvlink --status", "NCCL_DEBUG=INFO ./build/all_reduce_perf -b 8 -e 8G -f 2 -g 8"]))
     hits = _append_passages(ctx, blocks, hits, passages)
     return Draft(blocks=blocks, hits=hits, works=[("nccl-expected", result.work)], follow_ups=[
-        ctx.t("What does NCCL_DEBUG=INFO output tell me?", "NCCL_DEBUG=INFO 的输出怎么看？"), ctx.t("How do I check NVLink health?", "怎么检查 NVLink 是否正常？")])
+        say("diagnostics.follow_nccl_debug", ctx.lang), say("diagnostics.follow_nvlink_health", ctx.lang)])
 
 
 def _gpu_in(ctx: Context, device: str):
@@ -186,31 +186,28 @@ def _topology(ctx: Context, topo: dict) -> Draft:
     missing = topo["pairs_without_nvlink"]
     guess = NV_LINKS_TO_GPU.get(topo["links_per_pair"])
     if not missing:
-        lead = ctx.t(f"**Healthy: all {topo['pairs']} GPU pairs of the {topo['gpus']} GPUs are connected by NVLink** (NV{topo['links_per_pair']}).",
-                     f"**正常：{topo['gpus']} 张 GPU 的全部 {topo['pairs']} 对之间都有 NVLink 连接**（NV{topo['links_per_pair']}）。")
+        lead = say("diagnostics.topology_healthy", ctx.lang, pairs=topo["pairs"], gpus=topo["gpus"], links=topo["links_per_pair"])
         if guess:
-            lead += ctx.t(f" NV{topo['links_per_pair']} is what {ctx.catalog.gpus[guess].name} systems show.", f" NV{topo['links_per_pair']} 对应 {ctx.catalog.gpus[guess].name} 系统。")
+            lead += say("diagnostics.topology_system", ctx.lang, links=topo["links_per_pair"], gpu=ctx.catalog.gpus[guess].name)
     else:
         shown = ", ".join(missing[:8])
-        lead = ctx.t(f"**Problem: {len(missing)} of {topo['pairs']} GPU pairs have no NVLink** ({shown}). Traffic between them goes over PCIe or the CPU interconnect, so a collective spanning all GPUs runs at that speed — adding GPUs can end up training no faster than one.",
-                     f"**有问题：{topo['pairs']} 对 GPU 中有 {len(missing)} 对没有 NVLink**（{shown}）。它们之间的通信只能走 PCIe 或 CPU 互联，跨所有 GPU 的集合通信会被拖到这个速度——多卡训练可能还不如单卡快。")
-    hits = ctx.retrieve(ctx.t("nvidia-smi topo -m NVLink missing PCIe SYS PHB meaning", "nvidia-smi topo -m NVLink 缺失 SYS PHB 含义"), k=2, topics=["networking", "gpu-health", "preflight"])
+        lead = say("diagnostics.topology_missing", ctx.lang, missing=len(missing), pairs=topo["pairs"], shown=shown)
+    hits = ctx.retrieve(say("queries.topology", ctx.lang), k=2, topics=["networking", "gpu-health", "preflight"])
     passages = extract.select("nvidia-smi topo NVLink SYS PHB PIX NV", [h.text for h in hits], max_points=3)
     blocks: list[Block] = [LeadBlock(text=lead)]
     if missing:
-        blocks.append(_next_steps(ctx, ctx.t("Check NVLink state and run the GPU diagnostics:", "检查 NVLink 状态并运行 GPU 诊断："),
+        blocks.append(_next_steps(ctx, say("diagnostics.check_nvlink", ctx.lang),
                                   ["nvidia-smi nvlink --status", "nvidia-smi -q | grep -i -A3 nvlink", "dcgmi diag -r 2"]))
     hits = _append_passages(ctx, blocks, hits, passages)
-    return Draft(blocks=blocks, hits=hits, follow_ups=[ctx.t("What busbw should nccl-tests show here?", "这台机器 nccl-tests 应该跑到多少 busbw？"),
-                                                   ctx.t("How do I run nccl-tests?", "nccl-tests 怎么跑？")])
+    return Draft(blocks=blocks, hits=hits, follow_ups=[say("diagnostics.follow_busbw", ctx.lang), say("diagnostics.follow_run_nccl", ctx.lang)])
 
 
 def _next_steps(ctx: Context, text: str, commands: list[str]) -> ChecklistBlock:
-    return ChecklistBlock(title=ctx.t("Next steps", "下一步排查"), steps=[ChecklistStep(text=text, commands=commands)])
+    return ChecklistBlock(title=say("diagnostics.next_steps_title", ctx.lang), steps=[ChecklistStep(text=text, commands=commands)])
 
 
 def _append_passages(ctx: Context, blocks: list[Block], hits: list, passages: list) -> list:
     """Adds the quoted passages to `blocks`; returns the hits they cite."""
-    quoted, cited = extract.cite(passages, hits, title=ctx.t("From the knowledge base", "知识库参考"))
+    quoted, cited = extract.cite(passages, hits, title=say("diagnostics.from_kb", ctx.lang))
     blocks.extend(quoted)
     return cited

@@ -1,7 +1,9 @@
 """Spec answers: a hardware fact read from the catalog entry, cited to the GPU's spec card.
 
 "H100 SXM 显存带宽多少" and "how fast is the HBM on an H100" need no model and no tool: the
-catalog has the figure with its source. Questions naming no GPU fall back to the FAQ.
+catalog has the figure with its source. A question about two GPUs or two variants ("TDP of X vs Y",
+"A100 40GB vs 80GB bandwidth") gets each entry side by side, each cited to its own spec card.
+Questions naming no GPU fall back to the FAQ.
 """
 
 from __future__ import annotations
@@ -43,21 +45,27 @@ def spec(ctx: Context) -> Draft:
     if "compute" in attributes:
         blocks.append(NoticeBlock(kind="info", text=say("spec.note_dense", lang)))
     first = ctx.catalog.gpus[gpu_ids[0]]
-    blocks.append(NoticeBlock(kind="info", text=say("spec.source", lang, gpu=first.name, checked=first.checked.isoformat())))
+    named = [ctx.catalog.gpus[g] for g in gpu_ids]
+    # One notice for every entry shown, dated by the oldest check: the figures are no fresher than that.
+    names = ("、" if lang == "zh" else ", ").join(g.name for g in named)
+    checked = min(g.checked for g in named).isoformat()
+    blocks.append(NoticeBlock(kind="info", text=say("spec.source", lang, gpu=names, checked=checked)))
     hits = _cards(ctx, gpu_ids)
     return Draft(blocks=blocks, hits=hits, follow_ups=[say("spec.follow_compare", lang, gpu=first.name),
                                                        say("spec.follow_fit", lang, gpu=first.name, memory=num(first.memory_gb))])
 
 
 def _cards(ctx: Context, gpu_ids: list[str]) -> list:
-    """The spec cards of the GPUs asked about, as citations."""
-    wanted = {gpu_card_id(ctx.catalog.gpus[g]) for g in gpu_ids}
-    names = " ".join(ctx.catalog.gpus[g].name for g in gpu_ids)
-    hits = ctx.retrieve(f"{names} specifications 规格", k=8, topics=["hardware"])
+    """The spec cards of the GPUs asked about, as citations: one search per GPU, so every entry shown has its source
+    (one search for all names can fill its top k with one card's sections)."""
     seen: set[str] = set()
     cards = []
-    for hit in hits:
-        if hit.doc_id in wanted and hit.doc_id not in seen:
-            seen.add(hit.doc_id)
-            cards.append(hit)
+    for gpu_id in gpu_ids:
+        gpu = ctx.catalog.gpus[gpu_id]
+        wanted = gpu_card_id(gpu)
+        for hit in ctx.retrieve(f"{gpu.name} specifications 规格", k=4, topics=["hardware"]):
+            if hit.doc_id == wanted and hit.doc_id not in seen:
+                seen.add(hit.doc_id)
+                cards.append(hit)
+                break
     return cards

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import re
 
-from service.assistant.compose import extract, sizing
+from service.assistant.compose import extract, fit, sizing
 from service.assistant.compose.fmt import money, num
 from service.assistant.compose.work import assumptions, warnings
 from service.assistant.handlers.base import Context, Draft
-from service.assistant import consult
+from service.assistant import consult, cues
 from service.assistant.handlers.knowledge import faq
+from service.assistant.handlers.rental import rental_answer
 from service.assistant.messages import say
 from service.contract import Clarification, LeadBlock, NoticeBlock, ParagraphBlock
 
@@ -26,17 +27,13 @@ def _task(ctx: Context) -> tuple[str, str | None]:
     if s.task:
         return s.task, None
     if s.tokens and s.tokens >= 1e11:
-        return "pretrain", ctx.t("Assumed pre-training (hundreds of billions of tokens).", "按预训练处理（数据量达千亿 token 级）。")
-    return "fine-tune", ctx.t("Assumed full fine-tuning; say pre-training, LoRA, QLoRA or inference if you meant another task.",
-                              "默认按全参数微调处理；如果是预训练、LoRA、QLoRA 或推理，请说明。")
+        return "pretrain", say("workload.assumed_pretrain", ctx.lang)
+    return "fine-tune", say("workload.assumed_fine_tune", ctx.lang)
 
 
 def clarify_model(ctx: Context) -> Draft:
-    question = ctx.t("Which model (or how many parameters), and is it pre-training, full fine-tuning, LoRA/QLoRA, or inference?",
-                     "请问是哪个模型（或多少参数），要做预训练、全参微调、LoRA/QLoRA，还是推理部署？")
-    suggestions = [ctx.t("QLoRA fine-tune Llama 3 8B on 50k samples", "QLoRA 微调 Llama 3 8B，5 万条样本"),
-                   ctx.t("Full fine-tune Qwen2.5 14B within 24 hours", "Qwen2.5 14B 全参微调，24 小时内完成"),
-                   ctx.t("Pre-train a 7B model on 1T tokens", "7B 模型预训练，1 万亿 token")]
+    question = say("workload.clarify_model", ctx.lang)
+    suggestions = [say("workload.suggest_qlora", ctx.lang), say("workload.suggest_full", ctx.lang), say("workload.suggest_pretrain", ctx.lang)]
     return Draft(blocks=[LeadBlock(text=question)], clarification=Clarification(question=question, suggestions=suggestions), show_sources=False,
                  follow_ups=suggestions)
 
@@ -67,8 +64,8 @@ def recommend(ctx: Context) -> Draft:
             result, second = ctx.try_run("recommend", {**payload, "method": "qlora"})
             fallback = "qlora"
         if result is not None:
-            note = ctx.t(f"{payload['method'].upper() if payload['method'] != 'full' else 'Full fine-tuning'} does not fit on the GPUs you named ({error.message('en')}); sized for {fallback.upper()} instead.",
-                         f"按您指定的 GPU，{'全参数微调' if payload['method'] == 'full' else payload['method'].upper()}放不下（{error.message('zh')}）；下面改按 {fallback.upper()} 配置。")
+            method = say("workload.method_full", ctx.lang) if payload["method"] == "full" else payload["method"].upper()
+            note = say("workload.method_fallback", ctx.lang, method=method, error=error.message(ctx.lang), fallback=fallback.upper())
             payload["method"] = fallback
     if result is None:
         raise error
@@ -80,11 +77,11 @@ def recommend(ctx: Context) -> Draft:
     topics = ["tiers", "memory", "parallelism", "peft"] if task != "inference" else ["inference"]
     hits = ctx.retrieve(k=2, topics=topics)
     rec_gpu = result.recommended.configuration.gpu
-    follow = [ctx.t("What if the budget were half?", "如果预算只有一半呢？")]
+    follow = [say("workload.follow_half_budget", ctx.lang)]
     if rec_gpu != "h100-sxm":
-        follow.insert(0, ctx.t("What about H100 instead?", "如果换成 H100 呢？"))
+        follow.insert(0, say("workload.follow_h100", ctx.lang))
     if payload["method"] == "full" and task == "fine-tune":
-        follow.append(ctx.t("And with LoRA instead of full fine-tuning?", "改用 LoRA 呢？"))
+        follow.append(say("workload.follow_lora", ctx.lang))
     return Draft(blocks=blocks, hits=hits, works=works, recommendation=result.model_dump(mode="json"), follow_ups=follow[:3])
 
 
@@ -101,12 +98,24 @@ def _finish(ctx: Context, result, *, notes: list[str | NoticeBlock] | None = Non
     notices = [n if isinstance(n, NoticeBlock) else NoticeBlock(kind="assumption", text=n) for n in notes or []]
     blocks = [*sizing.blocks(result, ctx.lang, ctx.catalog), *notices, *warnings(result.work, ctx.lang)]
     return Draft(blocks=blocks, hits=ctx.retrieve(k=2, topics=topics), works=[(result.tool, result.work)], follow_ups=follow or [
-        ctx.t("What configuration would you recommend for this?", "这个任务推荐什么配置？"),
-        ctx.t("How long would it take on 8 H100s?", "用 8 张 H100 要多久？")])
+        say("workload.follow_recommend", ctx.lang), say("workload.follow_8_h100", ctx.lang)])
 
 
 def _need_model(ctx: Context) -> Draft | None:
-    return None if (ctx.slots.model or ctx.slots.params_b) else clarify_model(ctx)
+    """None when a model is known; else the knowledge answer when the question needs no model (how often to
+    checkpoint given a failure rate; FP8 or INT8, LoRA or full), else one question asking for the model."""
+    if ctx.slots.model or ctx.slots.params_b:
+        return None
+    if ctx.understanding.ask == "checkpoint" or len(_options_named(ctx.text)) >= 2:
+        draft = faq(ctx)
+        draft.follow_ups = [say("workload.follow_with_model", ctx.lang), *draft.follow_ups][:3]
+        return draft
+    return clarify_model(ctx)
+
+
+def _options_named(text: str) -> set[str]:
+    """The distinct options (precisions, fine-tuning methods, sharding) a question names."""
+    return {m.group(0).lower().replace("-", "") for m in cues.patterns("consult_cues.yaml")["option_terms"].finditer(text)}
 
 
 def _model_ref(ctx: Context) -> dict:
@@ -126,9 +135,13 @@ def _memory(ctx: Context) -> Draft:
     notes = [note] if note and not s.method else []
     if gpus > 1:
         payload["sharding"] = "zero3"
-        notes.append(ctx.t(f"Sharded with ZeRO-3/FSDP across the {gpus} GPUs.", f"按 ZeRO-3/FSDP 在 {gpus} 张卡间切分计算。"))
+        notes.append(say("workload.sharded", ctx.lang, gpus=gpus))
     result = ctx.run("training-memory", payload)
-    return _finish(ctx, result, notes=notes, topics=["memory", "peft", "parallelism"])
+    draft = _finish(ctx, result, notes=notes, topics=["memory", "peft", "parallelism"])
+    if result.fit is not None:
+        # Where the memory goes (total in GB too) and, when it does not fit, what to do about it.
+        draft.blocks[2:2] = [fit.breakdown(ctx, result), *fit.remedies(ctx, result, "training-memory", {k: v for k, v in payload.items() if k != "gpu"})]
+    return draft
 
 
 def _time(ctx: Context) -> Draft:
@@ -142,18 +155,19 @@ def _time(ctx: Context) -> Draft:
         model = ctx.catalog.models.get(s.model or "")
         if model is not None and model.pretraining_tokens and (s.task in (None, "pretrain")):
             tokens = model.pretraining_tokens
-            notes.append(ctx.t(f"Using the published pre-training data size of {model.name}.", f"使用 {model.name} 公开的预训练数据量。"))
+            notes.append(say("workload.published_tokens", ctx.lang, model=model.name))
         else:
-            question = ctx.t("How much data: how many tokens (or samples and tokens per sample)?", "数据量有多少：多少 token（或多少条样本、每条多少 token）？")
-            return Draft(blocks=[LeadBlock(text=question)], clarification=Clarification(question=question, suggestions=["1T tokens", "50万条 × 2048 token" if ctx.lang == "zh" else "500k samples × 2048 tokens"]), show_sources=False)
+            question = say("workload.clarify_data", ctx.lang)
+            suggestions = ["1T tokens", say("workload.suggest_data_samples", ctx.lang)]  # "1T tokens" reads the same in both languages
+            return Draft(blocks=[LeadBlock(text=question)], clarification=Clarification(question=question, suggestions=suggestions), show_sources=False)
     if s.gpus is None and s.deadline_hours:
         return _deadline(ctx)
     gpu = s.gpu or DEFAULT_GPU
     gpus = s.gpus or 8
     if not s.gpu:
-        notes.append(ctx.t("GPU assumed: H100 SXM.", "默认按 H100 SXM 计算。"))
+        notes.append(say("workload.assumed_gpu", ctx.lang))
     if not s.gpus:
-        notes.append(ctx.t("Assumed one 8-GPU node.", "默认按单节点 8 卡计算。"))
+        notes.append(say("workload.assumed_node", ctx.lang))
     payload = {**_model_ref(ctx), "tokens": tokens, "samples": s.samples if tokens is None else None, "seq_len": s.seq_len, "epochs": s.epochs or 1.0,
                "gpu": gpu, "gpus": gpus, "precision": s.precision, "method": s.method or "full"}
     result = ctx.run("training-time", payload)
@@ -161,7 +175,7 @@ def _time(ctx: Context) -> Draft:
     if fit is not None:
         notes.append(fit)
     return _finish(ctx, result, notes=notes, topics=["utilization", "parallelism"], follow=[
-        ctx.t("How many GPUs to finish in a week?", "一周内完成需要几张卡？"), ctx.t("What would it cost?", "大概要花多少钱？")])
+        say("workload.follow_week", ctx.lang), say("workload.follow_cost", ctx.lang)])
 
 
 def _fits(ctx: Context, gpu: str, gpus: int, task: str, method: str) -> NoticeBlock | None:
@@ -171,8 +185,7 @@ def _fits(ctx: Context, gpu: str, gpus: int, task: str, method: str) -> NoticeBl
     if memory is None or memory.fit != "does_not_fit":
         return None
     name = ctx.catalog.gpus[gpu].name
-    return NoticeBlock(kind="error", text=ctx.t(f"Memory: even with ZeRO-3 and full activation checkpointing this needs {num(memory.per_gpu.total_gib)} GiB per GPU; {name} has {num(memory.gpu_memory_gib)} GiB. Use more GPUs, CPU offload, or LoRA/QLoRA.",
-                 f"显存：即使用 ZeRO-3 和完整激活重计算，每卡仍需 {num(memory.per_gpu.total_gib)} GiB，而 {name} 只有 {num(memory.gpu_memory_gib)} GiB。需要更多 GPU、CPU offload，或改用 LoRA/QLoRA。"))
+    return NoticeBlock(kind="error", text=say("workload.does_not_fit", ctx.lang, need=num(memory.per_gpu.total_gib), gpu=name, have=num(memory.gpu_memory_gib)))
 
 
 def _deadline(ctx: Context) -> Draft:
@@ -180,7 +193,7 @@ def _deadline(ctx: Context) -> Draft:
     if missing:
         return missing
     s = ctx.slots
-    notes = [] if s.gpu else [ctx.t("GPU assumed: H100 SXM.", "默认按 H100 SXM 计算。")]
+    notes = [] if s.gpu else [say("workload.assumed_gpu", ctx.lang)]
     result = ctx.run("gpus-for-deadline", {**_model_ref(ctx), "tokens": s.tokens, "samples": s.samples, "seq_len": s.seq_len, "epochs": s.epochs or 1.0,
                                            "gpu": s.gpu or DEFAULT_GPU, "deadline_hours": s.deadline_hours, "precision": s.precision, "method": s.method or "full"})
     return _finish(ctx, result, notes=notes, topics=["utilization", "parallelism"])
@@ -203,7 +216,21 @@ def _inference(ctx: Context) -> Draft:
     s = ctx.slots
     result = ctx.run("inference", {**_model_ref(ctx), "gpu": s.gpu, "gpus": s.gpus or 1, "concurrency": s.concurrency or 1, "context_len": s.context_len or s.seq_len,
                                    "weights": s.weights or (s.precision if s.precision in ("fp16", "bf16", "fp8") else None)})
-    return _finish(ctx, result, topics=["inference"])
+    draft = _finish(ctx, result, topics=["inference"])
+    extra = [block for block in [fit.kv_formula(ctx, result)] if block is not None]
+    if extra and KV_QUESTION.search(ctx.text) and draft.blocks and draft.blocks[0].type == "lead":
+        # "KV cache per token?": the formula with the model's own shape is the answer; the serving total follows.
+        draft.blocks[0], extra[0] = LeadBlock(text=extra[0].text), ParagraphBlock(text=draft.blocks[0].text)
+    if result.fit is not None:
+        extra += fit.remedies(ctx, result, "inference", {**_model_ref(ctx), "gpus": s.gpus or 1, "concurrency": s.concurrency or 1,
+                                                        "context_len": s.context_len or s.seq_len, "weights": result.weights_format})
+    draft.blocks[2:2] = extra
+    return draft
+
+
+RENT_NOT_BUY = re.compile(r"不想买|不买|不购置|不自建|without buying|(?:don'?t|do not) (?:want to )?buy|rather rent|which gpus? (?:should|to|do) (?:we|i) rent|"
+                          r"租(?:什么|哪|用什么)", re.I)
+KV_QUESTION = re.compile(r"kv[ _-]?cache|\bkv\b|键值缓存", re.I)
 
 
 def _cost(ctx: Context) -> Draft:
@@ -214,8 +241,8 @@ def _cost(ctx: Context) -> Draft:
         if re.search(r"spot|竞价|抢占|preempt", ctx.text, re.I):
             spot = ctx.run("cost", {"gpu_hours": s.gpu_hours, "gpu": s.gpu, "gpus": 8, "currency": _currency(ctx), "pricing": "spot"})
             if spot.cheapest:
-                draft.blocks.append(ParagraphBlock(text=ctx.t(f"With spot pricing: about {money(spot.cheapest.total_cost, spot.currency)} ({spot.cheapest.price.name}), if you checkpoint often enough to survive preemption.",
-                                            f"按竞价（spot）价格：约 {money(spot.cheapest.total_cost, spot.currency)}（{spot.cheapest.price.name}），前提是检查点足够频繁、能承受抢占。")))
+                draft.blocks.append(ParagraphBlock(text=say("workload.spot", ctx.lang, cost=money(spot.cheapest.total_cost, spot.currency),
+                                                            instance=spot.cheapest.price.name)))
                 draft.works.append(("cost (spot)", spot.work))
         return draft
     if (s.model or s.params_b) and (s.tokens or s.samples):
@@ -245,8 +272,8 @@ def _nccl(ctx: Context) -> Draft:
     s = ctx.slots
     gpus = max(s.gpus or 8, 2)
     result = ctx.run("nccl-expected", {"gpu": s.gpu or DEFAULT_GPU, "gpus": gpus, "gpus_per_node": min(gpus, 8), "measured_busbw_gbps": s.measured_busbw_gbps})
-    return _finish(ctx, result, notes=[] if s.gpu else [ctx.t("GPU assumed: H100 SXM.", "默认按 H100 SXM 计算。")], topics=["networking", "preflight"],
-                   follow=[ctx.t("How do I run nccl-tests across nodes?", "多机怎么跑 nccl-tests？")])
+    return _finish(ctx, result, notes=[] if s.gpu else [say("workload.assumed_gpu", ctx.lang)], topics=["networking", "preflight"],
+                   follow=[say("workload.follow_nccl_nodes", ctx.lang)])
 
 
 def _data_loader(ctx: Context) -> Draft:
@@ -255,7 +282,7 @@ def _data_loader(ctx: Context) -> Draft:
         result = ctx.run("data-loader", {"samples_per_second": s.samples_per_second, "bytes_per_sample": s.bytes_per_sample})
         return _finish(ctx, result, topics=["storage"])
     if not (s.model or s.params_b):
-        return _finish(ctx, ctx.run("data-loader", {"tokens_per_second": 1e6}), notes=[ctx.t("Assumed 1M tokens/s of training throughput.", "按每秒 100 万 token 的训练吞吐估算。")], topics=["storage"])
+        return _finish(ctx, ctx.run("data-loader", {"tokens_per_second": 1e6}), notes=[say("workload.assumed_throughput", ctx.lang)], topics=["storage"])
     timing = ctx.run("training-time", {**_model_ref(ctx), "tokens": s.tokens or 1e12, "gpu": s.gpu or DEFAULT_GPU, "gpus": s.gpus or 8, "seq_len": s.seq_len})
     result = ctx.run("data-loader", {"tokens_per_second": timing.tokens_per_second})
     return _finish(ctx, result, topics=["storage"])
@@ -283,6 +310,15 @@ MONEY_FIGURE = re.compile(r"[$¥￥]\s*\d|\d[\d,.]*\s*(?:k\b|万|千|元|块|美
 
 
 def cloud_vs_onprem(ctx: Context) -> Draft:
+    rent = rental_answer(ctx)
+    if rent is not None:
+        return rent  # "a year on AutoDL, how much?": the bill for that period, not a break-even
+    s = ctx.slots
+    if (s.model or s.params_b) and s.yearly_utilization is None and RENT_NOT_BUY.search(ctx.text):
+        # "a POC, we don't want to buy machines: which GPU?": the choice is made; the question is which card to rent.
+        from service.assistant.handlers.consulting import consulted  # consulting imports this module
+
+        return consulted(recommend)(ctx)
     if "cloud_provider_choice" in ctx.understanding.evidence:
         return _providers_first(ctx)
     return _break_even(ctx)
@@ -305,9 +341,9 @@ def _break_even_blocks(ctx: Context) -> tuple:
     s = ctx.slots
     notes = []
     if not s.gpu:
-        notes.append(ctx.t("GPU assumed: H100 SXM.", "默认按 H100 SXM 计算。"))
+        notes.append(say("workload.assumed_gpu", ctx.lang))
     if s.yearly_utilization is None:
-        notes.append(ctx.t("Assumed 60% yearly utilization; tell me yours.", "默认年利用率 60%，请告诉我您的实际预期。"))
+        notes.append(say("workload.assumed_utilization", ctx.lang))
     result = ctx.run("break-even", {"gpu": s.gpu or DEFAULT_GPU, "gpus": s.gpus or 8, "utilization": s.yearly_utilization or 0.6, "currency": _currency(ctx)})
     return result, [*sizing.blocks(result, ctx.lang, ctx.catalog), *assumptions(notes), *warnings(result.work, ctx.lang)]
 
@@ -317,10 +353,9 @@ def _break_even(ctx: Context) -> Draft:
     result, blocks = _break_even_blocks(ctx)
     hits = ctx.retrieve(k=3, topics=["cloud-vs-onprem", "cost"])
     passages = extract.select(ctx.text, [h.text for h in hits], max_points=3, headings=[h.heading for h in hits])
-    quoted, hits = extract.cite(passages, hits, title=ctx.t("What else decides it", "其他决定因素"))
+    quoted, hits = extract.cite(passages, hits, title=say("workload.what_else_decides", ctx.lang))
     blocks += quoted
     if s.data_sensitivity == "restricted":
-        blocks.append(NoticeBlock(kind="info", text=ctx.t("Your data may not leave your premises: that alone points to on-prem (or a dedicated compliant region).",
-                                                          "您的数据不能出域：仅这一点就意味着应当自建（或使用专属合规区域）。")))
+        blocks.append(NoticeBlock(kind="info", text=say("workload.data_restricted", ctx.lang)))
     return Draft(blocks=blocks, hits=hits, works=[("break-even", result.work)], follow_ups=[
-        ctx.t("What if utilization were 90%?", "如果利用率是 90% 呢？"), ctx.t("How does a hybrid setup work?", "混合云怎么做？")])
+        say("workload.follow_utilization_90", ctx.lang), say("workload.follow_hybrid", ctx.lang)])

@@ -1,0 +1,119 @@
+"""Renting for a period: "rent that on AutoDL for a month, 10 hours a day — how much?".
+
+The bill is GPUs × hours a day × days × the price per GPU-hour. The platform the user named is echoed;
+its catalog price is used when the catalog lists it, else the cheapest listed price for that GPU,
+stated as an assumption with its instance, provider, region and date.
+"""
+
+from __future__ import annotations
+
+import re
+
+from service.assistant.compose.fmt import money, num
+from service.assistant.compose.work import warnings
+from service.assistant.handlers.base import Context, Draft
+from service.assistant.messages import say
+from service.contract import LeadBlock, NoticeBlock, ParagraphBlock
+
+I = re.IGNORECASE
+DEFAULT_GPU = "h100-sxm"
+# Platform as the user writes it -> catalog provider id (None: not in the catalog).
+PLATFORMS = [
+    (re.compile(r"auto\s*dl", I), "AutoDL", None), (re.compile(r"恒源云"), "恒源云", None), (re.compile(r"矩池云"), "矩池云", None),
+    (re.compile(r"runpod", I), "RunPod", None), (re.compile(r"vast\.?ai", I), "Vast.ai", None), (re.compile(r"coreweave", I), "CoreWeave", None),
+    (re.compile(r"lambda", I), "Lambda", "lambda"), (re.compile(r"\baws\b|amazon|亚马逊", I), "AWS", "aws"),
+    (re.compile(r"\bgcp\b|google cloud|谷歌云", I), "Google Cloud", "gcp"), (re.compile(r"azure|微软云", I), "Azure", "azure"),
+    (re.compile(r"阿里云|alibaba|aliyun", I), "Alibaba Cloud", "alibaba"), (re.compile(r"腾讯云|tencent", I), "Tencent Cloud", "tencent"),
+    (re.compile(r"火山引擎|volcengine", I), "Volcengine", None), (re.compile(r"华为云|huawei cloud", I), "Huawei Cloud", None),
+]
+RENT = re.compile(r"\brent|\brental|租|on[- ]demand|按量|云上|上云|cloud|how much|多少钱|费用|花多少|cost", I)
+# Owning or committing weighed against renting, and a bill already paid: the break-even's questions, not a rental bill.
+WEIGHS_OWNING = re.compile(r"\bown(?:ing)?\b|\bbuy(?:ing)?\b|purchas|reserved|commit|买|自建|自购|包年|预留", I)
+BILL = re.compile(r"(?:pay|paying|spend|spending|bill|花了|付|账单).{0,20}(?:[$¥￥]\s*\d|\d[\d,.]*\s*(?:k\b|万|千|元|块|美元|dollars?|usd|rmb|cny))", I)
+_N = r"(\d+(?:\.\d+)?)"
+HOURS_A_DAY = re.compile(rf"{_N}\s*(?:h|hours?|hrs?)\s*(?:a|per|/)\s*day|每天\s*(?:跑|用|开|训练)?\s*{_N}\s*(?:个)?\s*(?:小时|h)|{_N}\s*(?:个)?小时\s*/\s*天", I)
+PERIODS = [  # (pattern, days per unit, unit count group or None for one)
+    (re.compile(rf"{_N}\s*(?:days?|天)", I), 1.0), (re.compile(rf"{_N}\s*(?:weeks?|周|个星期|星期)", I), 7.0),
+    (re.compile(rf"{_N}\s*(?:months?|个月)", I), 30.0), (re.compile(rf"{_N}\s*(?:years?|年)", I), 365.0),
+    (re.compile(r"\ba day\b|一天", I), 1.0), (re.compile(r"\ba week\b|一周|一个星期", I), 7.0),
+    (re.compile(r"\ba month\b|一个月|一月|每月|per month|monthly", I), 30.0), (re.compile(r"\ba year\b|一年|per year|yearly|annual", I), 365.0),
+]
+
+
+def platform_in(text: str) -> tuple[str, str | None] | None:
+    for pattern, name, provider in PLATFORMS:
+        if pattern.search(text):
+            return name, provider
+    return None
+
+
+# Counts written as words ("two weeks", "两周", "三个月"), turned into digits before the periods are read.
+NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11,
+                "twelve": 12, "一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10, "半": 0.5}
+WORD_COUNT = re.compile(r"\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+(?=days?|weeks?|months?|years?)|"
+                        r"(一|两|二|三|四|五|六|七|八|九|十|半)\s*(?=天|周|个?星期|个月|年)", I)
+
+
+def period_days(text: str) -> float | None:
+    text = HOURS_A_DAY.sub(" ", text)  # "10 hours a day" is a duty cycle, not the period
+    text = WORD_COUNT.sub(lambda m: f"{NUMBER_WORDS[(m.group(1) or m.group(2)).lower()]:g} ", text)
+    for pattern, per_unit in PERIODS:
+        m = pattern.search(text)
+        if m:
+            count = float(m.group(1)) if m.groups() else 1.0
+            return count * per_unit
+    return None
+
+
+def hours_a_day(text: str) -> float | None:
+    m = HOURS_A_DAY.search(text)
+    if not m:
+        return None
+    value = float(next(g for g in m.groups() if g))
+    return value if 0 < value <= 24 else None
+
+
+def rental_answer(ctx: Context) -> Draft | None:
+    """A rental bill for a period, when the question names one (a month, a year, N days) and asks about renting or cost."""
+    s, lang, text = ctx.slots, ctx.lang, ctx.text
+    days = period_days(text)
+    platform = platform_in(text)
+    per_day = hours_a_day(text)
+    if days is None or not RENT.search(text) or not (platform or per_day):
+        return None
+    if WEIGHS_OWNING.search(text) or BILL.search(text):
+        return None  # "we pay $60k a month, is reserved or owning better?": a bill to weigh, which is the break-even's
+    gpu_id = s.gpu or DEFAULT_GPU
+    gpus = s.gpus or 1
+    hours = per_day or 24.0
+    gpu_hours = gpus * hours * days
+    ctx.record("rental-hours", {"gpus": gpus, "hours_per_day": hours, "days": days}, {"gpu_hours": gpu_hours})
+    currency = s.currency or ("CNY" if lang == "zh" else "USD")
+    name, provider = platform or (None, None)
+    result, _ = ctx.try_run("cost", {"gpu_hours": gpu_hours, "gpu": gpu_id, "gpus": gpus, "currency": currency, "provider": provider}) \
+        if provider else (None, None)
+    listed = result is not None and result.cheapest is not None
+    if not listed:
+        result, _ = ctx.try_run("cost", {"gpu_hours": gpu_hours, "gpu": gpu_id, "gpus": gpus, "currency": currency})
+    if result is None or result.cheapest is None:
+        return None
+    c = result.cheapest
+    gpu = ctx.catalog.gpus[gpu_id].name
+    where = name or c.price.provider
+    values = {"gpus": gpus, "gpu": gpu, "platform": where, "hours": num(hours), "days": num(days), "gpu_hours": f"{gpu_hours:,.0f}",
+              "price": money(c.price.price_per_gpu_hour, result.currency), "total": money(c.total_cost, result.currency)}
+    blocks = [LeadBlock(text=say("rental.lead", lang, **values)), ParagraphBlock(text=say("rental.arithmetic", lang, **values))]
+    notes = []
+    if name and not listed:
+        notes.append(NoticeBlock(kind="assumption", text=say("rental.not_listed", lang, platform=name, instance=c.price.name,
+                                                             provider=c.price.provider, region=c.price.region, as_of=c.price.as_of, gpu=gpu)))
+    else:
+        notes.append(NoticeBlock(kind="info", text=say("rental.listed", lang, instance=c.price.name, provider=c.price.provider,
+                                                       region=c.price.region, as_of=c.price.as_of)))
+    if not s.gpu:
+        notes.append(NoticeBlock(kind="assumption", text=say("workload.assumed_gpu", lang)))
+    if per_day is None:
+        notes.append(NoticeBlock(kind="assumption", text=say("rental.round_the_clock", lang)))
+    blocks += [*notes, ParagraphBlock(text=say("rental.advice", lang)), *warnings(result.work, lang)]
+    return Draft(blocks=blocks, hits=ctx.retrieve(k=2, topics=["cost", "spot"]), works=[(result.tool, result.work)],
+                 follow_ups=[say("workload.follow_utilization_90", lang), say("cloud.follow_up_spot", lang)])

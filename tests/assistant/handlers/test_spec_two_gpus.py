@@ -1,0 +1,43 @@
+"""Spec questions about two GPUs or two variants: both catalog entries side by side, each cited to its own spec card."""
+
+from __future__ import annotations
+
+from service.assistant.spec_facts import asked_attributes
+from service.contract import ChatRequest
+
+
+def ask(advisor, message: str):
+    answer = advisor.answer(ChatRequest(message=message))
+    assert answer.grounding.ungrounded == [], answer.grounding.ungrounded
+    return answer
+
+
+def _table_rows(answer) -> list[tuple[str, str, str]]:
+    table = next(b for b in answer.blocks if b.type == "table")
+    return [(row[0].text, row[1].text, row[2].text) for row in table.rows]
+
+
+def test_the_power_of_two_gpus_is_answered_for_each_from_the_catalog(advisor) -> None:
+    answer = ask(advisor, "board power of the H200 vs the L4?")
+    assert answer.intent == "spec"
+    rows = _table_rows(answer)
+    assert {gpu for gpu, _, _ in rows} == {"NVIDIA H200 SXM 141GB", "NVIDIA L4"}, rows
+    lookups = [c for c in answer.tool_calls if c.tool == "catalog-lookup"]
+    assert len(lookups) == 2 and all(c.input["attributes"] == ["power"] for c in lookups)
+    # each GPU's spec card is cited, not just the first one's
+    assert len({c.title for c in answer.citations}) >= 2, answer.citations
+
+
+def test_two_variants_get_their_own_bandwidths(advisor) -> None:
+    answer = ask(advisor, "A100 40GB 和 A100 80GB 的显存带宽分别是多少")
+    assert answer.intent == "spec"
+    rows = _table_rows(answer)
+    bandwidths = {gpu: value for gpu, _, value in rows}
+    assert set(bandwidths) == {"NVIDIA A100 40GB SXM4", "NVIDIA A100 80GB SXM4"}, rows
+    assert len(set(bandwidths.values())) == 2, rows  # each entry's own figure
+    assert answer.language == "zh"
+
+
+def test_a_variant_name_is_not_a_question_about_its_pcie_link() -> None:
+    assert asked_attributes("TDP of the H100 PCIe vs the A100 80GB PCIe") == ["power"]
+    assert "pcie" in asked_attributes("L40S 是 pcie 几代")
