@@ -305,7 +305,9 @@ def _budget(text: str) -> dict:
     if usd:
         value = _num(usd.group(1), usd.group(2))
         return {"budget": value, "currency": "USD"} if value else {}
-    cny = re.search(rf"{NUM}\s*(万|千|[kKmM])?\s*(?:元|块钱|块|人民币|RMB|CNY|¥)", text, I) or re.search(rf"(?:¥|￥|RMB\s*|CNY\s*)\s*{NUM}\s*(万|千|[kKmM])?", text, I)
+    cny = (re.search(rf"{NUM}\s*(万|千|[kKmM])?\s*(?:元|块钱|块|人民币|RMB|CNY|¥)", text, I) or re.search(rf"(?:¥|￥|RMB\s*|CNY\s*)\s*{NUM}\s*(万|千|[kKmM])?", text, I)
+           # "40万预算", "经费大概50万": 万 with a budget word is money even without 元
+           or re.search(rf"{NUM}\s*(万|千)\s*(?:左右|多)?\s*(?:的)?\s*(?:预算|经费|资金)", text) or re.search(rf"(?:预算|经费|资金)\s*(?:大概|大约|约|有|是|在|只有|就|共)?\s*{NUM}\s*(万|千)", text))
     if cny:
         value = _num(cny.group(1), cny.group(2))
         return {"budget": value, "currency": "CNY"} if value else {}

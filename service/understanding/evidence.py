@@ -80,6 +80,7 @@ def gather(text: str, slots: Slots, registry: Registry) -> Evidence:
         "workload": bool(slots.model or slots.params_b),
         "quantities": any(k in stated for k in WORKLOAD_NUMBERS),
         "measured": slots.measured_busbw_gbps is not None,
+        "budget": slots.budget is not None,
         "strong_domain": any(t not in gpu_words for t in evidence.domain_terms),
     }
     evidence.kinds = {k for k, present in kinds.items() if present}

@@ -96,7 +96,7 @@ class EvidenceRule:
     scale: dict[str, float] = field(default_factory=dict)
 
 
-EVIDENCE_KINDS = ("pasted", "gpu", "two_gpus", "workload", "quantities", "measured", "strong_domain")
+EVIDENCE_KINDS = ("pasted", "gpu", "two_gpus", "workload", "quantities", "measured", "budget", "strong_domain")
 RULE_WORD_GROUPS = ("any", "also", "unless")
 
 

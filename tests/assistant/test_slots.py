@@ -49,3 +49,13 @@ def test_two_gpus_are_a_comparison(catalog):
 
 def test_measured_bus_bandwidth(catalog):
     assert extract_slots("8张H100 busbw只有20 GB/s正常吗", catalog).measured_busbw_gbps == 20
+
+
+@pytest.mark.parametrize(("text", "budget"), [("课题组有40万预算采购服务器", 400_000), ("经费大概50万，买什么卡", 500_000)])
+def test_wan_with_a_budget_word_is_a_cny_budget(text, budget) -> None:
+    slots = extract_slots(text, default_catalog())
+    assert slots.budget == budget and slots.currency == "CNY"
+
+
+def test_wan_without_a_budget_word_is_no_budget() -> None:
+    assert extract_slots("训练40万步要多久", default_catalog()).budget is None

@@ -87,6 +87,8 @@ def consulted(handler: Callable[[Context], Draft]) -> Callable[[Context], Draft]
 
 
 def _with_rental_alternative(ctx: Context, bought: Draft) -> Draft:
+    if not (ctx.slots.model or ctx.slots.params_b):
+        return bought  # sized for an assumed workload: a rental plan for no model would be generic
     try:
         rented = recommend(ctx)
     except InputError:

@@ -25,6 +25,7 @@ METHODS = ("full", "lora", "qlora")
 COUNTS = (8, 4, 2, 1)
 BUDGET_SLACK = 1.1  # street prices are rough: a card within 10% of the budget is still offered
 MAX_ROWS = 4
+ASSUMED_PARAMS_B = {"personal": 7.0, "server": 13.0}  # fine-tuning sizes assumed when no model is named (stated in the answer)
 PCIE_SCALING = 0.7  # share of summed compute a PCIe-only multi-GPU box keeps in data-parallel training (an assumption for ranking only)
 
 
@@ -34,21 +35,26 @@ def wants_to_buy(text: str) -> bool:
 
 def purchase_answer(ctx: Context) -> Draft | None:
     s, lang, text = ctx.slots, ctx.lang, ctx.text
-    if not (s.budget and (s.model or s.params_b) and wants_to_buy(text)) or s.task in ("inference", "pretrain") or s.gpu:
+    if not (s.budget and wants_to_buy(text)) or s.task in ("inference", "pretrain") or s.gpu:
         return None
     currency = s.currency or ("CNY" if lang == "zh" else "USD")
     budget_usd = s.budget / DEFAULT_FX_CNY_PER_USD if currency == "CNY" else s.budget
     personal = bool(PERSONAL.search(text))
-    model_ref = {"model": s.model, "params_b": None if s.model else s.params_b}
+    # A budget with no model named ("lab, $150k, what should we buy?") is still answerable: size for the workload such
+    # buyers typically run, say so, and invite the model for a precise plan, rather than asking first.
+    assumed = None if (s.model or s.params_b) else ASSUMED_PARAMS_B["personal" if personal else "server"]
+    model_ref = {"model": s.model, "params_b": None if s.model else (s.params_b or assumed)}
     methods = (s.method,) if s.method else METHODS
     options = []
     for gpu_id, price in CAPEX_PER_GPU_USD.items():
         gpu = ctx.catalog.gpus.get(gpu_id)
-        if gpu is None or gpu.vendor != "nvidia" or (gpu_id == "rtx-4090" and not personal):
+        if gpu is None or gpu.vendor != "nvidia" or ("GeForce" in gpu.name and not personal):
             # A GeForce card is no lab or company server (its licence excludes data centres); other vendors' software
             # stacks are a separate decision (knowledge: non-NVIDIA accelerators), not a budget default.
             continue
-        count = next((n for n in COUNTS if n * price <= budget_usd * BUDGET_SLACK), None)
+        # SXM/OAM/mezzanine modules are sold on 8-GPU baseboards (HGX, OAM platforms): only a whole board is a purchase.
+        counts = COUNTS if gpu.form_factor in ("pcie", "nvl") else (8,)
+        count = next((n for n in counts if n * price <= budget_usd * BUDGET_SLACK), None)
         if count is None:
             continue
         for rank, method in enumerate(methods):
@@ -73,7 +79,7 @@ def purchase_answer(ctx: Context) -> Draft | None:
                              "total": o[3] * o[4] * (DEFAULT_FX_CNY_PER_USD if currency == "CNY" else 1), "method": o[5],
                              "dense_tflops_total": -o[1], "per_gpu_gib": o[6].per_gpu.total_gib} for o in options[:MAX_ROWS]]})
     label = {m: say(f"consult.method.{m}", lang) for m in METHODS}
-    model = ctx.catalog.models[s.model].name if s.model in ctx.catalog.models else f"{num(s.params_b or 0)}B"
+    model = ctx.catalog.models[s.model].name if s.model in ctx.catalog.models else f"{num(s.params_b or assumed or 0)}B"
     lead = say("purchase.lead", lang, gpus=count, gpu=gpu.name, memory=num(gpu.memory_gb), cost=money(cost, currency),
                budget=money(s.budget, currency), method=label[method], model=model, need=num(result.per_gpu.total_gib))
     columns = [TableColumn(key="option", label=say("purchase.col_option", lang)),
@@ -87,6 +93,7 @@ def purchase_answer(ctx: Context) -> Draft | None:
                      TableCell(text=label[o[5]]), TableCell(text=gib(o[6].per_gpu.total_gib), value=o[6].per_gpu.total_gib)])
     blocks = [LeadBlock(text=lead), TableBlock(columns=columns, rows=rows),
               NoticeBlock(kind="assumption", text=say("purchase.prices", lang)),
+              *([NoticeBlock(kind="assumption", text=say("purchase.assumed_workload", lang, params=num(assumed)))] if assumed else []),
               ParagraphBlock(text=say("purchase.personal" if personal else "purchase.server", lang))]
     return Draft(blocks=blocks, hits=ctx.retrieve(k=2, topics=["peft", "memory"]), works=[(result.tool, result.work)],
                  follow_ups=[say("consulting.follow_fine_tune_time", lang), say("cloud.follow_up_break_even", lang)])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from service.assistant.handlers.purchase import wants_to_buy
 from service.contract import ChatRequest
 
@@ -39,3 +41,26 @@ def test_a_startup_poc_that_will_not_buy_gets_a_rented_data_centre_card(advisor)
     configuration = answer.recommendation["recommended"]["configuration"]
     assert configuration["gpu"] not in ("t4", "rtx-4090") and configuration["instance"]
     assert answer.recommendation["method"] == "lora"
+
+
+@pytest.mark.parametrize(
+    ("question", "card"),
+    [
+        ("home tinkerer, ~$1,700 to buy one GPU for LoRA experiments, which one?", "RTX 3090"),
+        ("我们所里有60万经费，想采购GPU服务器给学生做大模型微调，怎么配", "NVIDIA"),
+    ],
+)
+def test_a_budget_without_a_model_gets_a_plan_for_a_stated_typical_workload(advisor, question, card) -> None:
+    answer = ask(advisor, question)
+    assert answer.clarification is None
+    assert card in answer.blocks[0].text
+    assumed = [b.text for b in answer.blocks if b.type == "notice"]
+    assert any("7B" in t or "13B" in t for t in assumed), assumed  # the workload it was sized for is stated
+    assert "purchase-options" in [c.tool for c in answer.tool_calls]
+
+
+def test_modules_sold_on_baseboards_are_offered_only_as_whole_boards(advisor) -> None:
+    answer = ask(advisor, "our lab can spend about $110k to buy GPU servers for fine-tuning 13B models, what should we buy?")
+    options = [c for c in answer.tool_calls if c.tool == "purchase-options"][0].output["options"]
+    sxm = {"h100-sxm", "h200", "b200", "h800", "a100-80gb-sxm", "a100-40gb-sxm", "mi300x"}
+    assert all(o["gpus"] == 8 for o in options if o["gpu"] in sxm), options
