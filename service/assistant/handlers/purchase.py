@@ -9,18 +9,14 @@ home users; a lab or company server gets data-centre cards.
 
 from __future__ import annotations
 
-import re
 
+from service.assistant import cues
 from service.assistant.compose.fmt import gib, money, num
 from service.assistant.handlers.base import Context, Draft
 from service.assistant.messages import say
 from service.contract import LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
 from service.sizing.cost import CAPEX_PER_GPU_USD, DEFAULT_FX_CNY_PER_USD
 
-I = re.IGNORECASE
-BUY = re.compile(r"\bbuy|\bpurchas|\bbuild (?:a|my|our)|\bown (?:a|our)|买|采购|购置|购买|配一台|攒一台|装一台|自建|组装", I)
-NO_BUY = re.compile(r"不想买|不买|不购|没法买|without buying|don'?t (?:want to )?buy|not (?:to )?buy|rather rent|不自建", I)
-PERSONAL = re.compile(r"student|home|personal|hobby|my own|desktop|学生|个人|家用|自己(?:用|玩|学)|台式", I)
 METHODS = ("full", "lora", "qlora")
 COUNTS = (8, 4, 2, 1)
 BUDGET_SLACK = 1.1  # street prices are rough: a card within 10% of the budget is still offered
@@ -30,7 +26,7 @@ PCIE_SCALING = 0.7  # share of summed compute a PCIe-only multi-GPU box keeps in
 
 
 def wants_to_buy(text: str) -> bool:
-    return bool(BUY.search(text)) and not NO_BUY.search(text)
+    return cues.matches("market_cues.yaml", "buy", text) and not cues.matches("market_cues.yaml", "no_buy", text)
 
 
 def purchase_answer(ctx: Context) -> Draft | None:
@@ -39,7 +35,7 @@ def purchase_answer(ctx: Context) -> Draft | None:
         return None
     currency = s.currency or ("CNY" if lang == "zh" else "USD")
     budget_usd = s.budget / DEFAULT_FX_CNY_PER_USD if currency == "CNY" else s.budget
-    personal = bool(PERSONAL.search(text))
+    personal = cues.matches("market_cues.yaml", "personal", text)
     # A budget with no model named ("lab, $150k, what should we buy?") is still answerable: size for the workload such
     # buyers typically run, say so, and invite the model for a precise plan, rather than asking first.
     assumed = None if (s.model or s.params_b) else ASSUMED_PARAMS_B["personal" if personal else "server"]

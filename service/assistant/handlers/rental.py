@@ -8,7 +8,12 @@ stated as an assumption with its instance, provider, region and date.
 from __future__ import annotations
 
 import re
+from functools import cache
+from pathlib import Path
 
+import yaml
+
+from service.assistant import cues
 from service.assistant.compose.fmt import money, num
 from service.assistant.compose.work import warnings
 from service.assistant.handlers.base import Context, Draft
@@ -17,19 +22,19 @@ from service.contract import LeadBlock, NoticeBlock, ParagraphBlock
 
 I = re.IGNORECASE
 DEFAULT_GPU = "h100-sxm"
-# Platform as the user writes it -> catalog provider id (None: not in the catalog).
-PLATFORMS = [
-    (re.compile(r"auto\s*dl", I), "AutoDL", None), (re.compile(r"恒源云"), "恒源云", None), (re.compile(r"矩池云"), "矩池云", None),
-    (re.compile(r"runpod", I), "RunPod", None), (re.compile(r"vast\.?ai", I), "Vast.ai", None), (re.compile(r"coreweave", I), "CoreWeave", None),
-    (re.compile(r"lambda", I), "Lambda", "lambda"), (re.compile(r"\baws\b|amazon|亚马逊", I), "AWS", "aws"),
-    (re.compile(r"\bgcp\b|google cloud|谷歌云", I), "Google Cloud", "gcp"), (re.compile(r"azure|微软云", I), "Azure", "azure"),
-    (re.compile(r"阿里云|alibaba|aliyun", I), "Alibaba Cloud", "alibaba"), (re.compile(r"腾讯云|tencent", I), "Tencent Cloud", "tencent"),
-    (re.compile(r"火山引擎|volcengine", I), "Volcengine", None), (re.compile(r"华为云|huawei cloud", I), "Huawei Cloud", None),
-]
-RENT = re.compile(r"\brent|\brental|租|on[- ]demand|按量|云上|上云|cloud|how much|多少钱|费用|花多少|cost", I)
-# Owning or committing weighed against renting, and a bill already paid: the break-even's questions, not a rental bill.
-WEIGHS_OWNING = re.compile(r"\bown(?:ing)?\b|\bbuy(?:ing)?\b|purchas|reserved|commit|买|自建|自购|包年|预留", I)
-BILL = re.compile(r"(?:pay|paying|spend|spending|bill|花了|付|账单).{0,20}(?:[$¥￥]\s*\d|\d[\d,.]*\s*(?:k\b|万|千|元|块|美元|dollars?|usd|rmb|cny))", I)
+
+
+@cache
+def _platforms() -> list[tuple[re.Pattern[str], str, str | None]]:
+    """service/assistant/rental_platforms.yaml: pattern, name echoed, catalog provider id."""
+    rows = yaml.safe_load((Path(__file__).parents[1] / "rental_platforms.yaml").read_text(encoding="utf-8"))
+    return [(re.compile(row["pattern"], I), str(row["name"]), row["provider"]) for row in rows]
+
+
+def _cue(name: str, text: str) -> bool:
+    return cues.matches("market_cues.yaml", name, text)
+
+
 _N = r"(\d+(?:\.\d+)?)"
 HOURS_A_DAY = re.compile(rf"{_N}\s*(?:h|hours?|hrs?)\s*(?:a|per|/)\s*day|每天\s*(?:跑|用|开|训练)?\s*{_N}\s*(?:个)?\s*(?:小时|h)|{_N}\s*(?:个)?小时\s*/\s*天", I)
 PERIODS = [  # (pattern, days per unit, unit count group or None for one)
@@ -41,7 +46,7 @@ PERIODS = [  # (pattern, days per unit, unit count group or None for one)
 
 
 def platform_in(text: str) -> tuple[str, str | None] | None:
-    for pattern, name, provider in PLATFORMS:
+    for pattern, name, provider in _platforms():
         if pattern.search(text):
             return name, provider
     return None
@@ -79,9 +84,9 @@ def rental_answer(ctx: Context) -> Draft | None:
     days = period_days(text)
     platform = platform_in(text)
     per_day = hours_a_day(text)
-    if days is None or not RENT.search(text) or not (platform or per_day):
+    if days is None or not _cue("rent", text) or not (platform or per_day):
         return None
-    if WEIGHS_OWNING.search(text) or BILL.search(text):
+    if _cue("weighs_owning", text) or _cue("bill", text):
         return None  # "we pay $60k a month, is reserved or owning better?": a bill to weigh, which is the break-even's
     gpu_id = s.gpu or DEFAULT_GPU
     gpus = s.gpus or 1

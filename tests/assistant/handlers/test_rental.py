@@ -36,3 +36,12 @@ def test_a_follow_up_rents_the_configuration_just_recommended(advisor) -> None:
     hours = next(c for c in answer.tool_calls if c.tool == "rental-hours")
     assert hours.input == {"gpus": 8, "hours_per_day": 6.0, "days": 14.0}
     assert "RunPod" in answer.blocks[0].text
+
+
+def test_every_platform_with_a_provider_id_has_prices_in_the_catalog() -> None:
+    from service.assistant.handlers.rental import _platforms
+    from service.catalog import default_catalog
+
+    providers = {i.provider for i in default_catalog().instances.values()}
+    listed = [provider for _, _, provider in _platforms() if provider is not None]
+    assert listed and set(listed) <= providers, set(listed) - providers
