@@ -42,3 +42,15 @@ def test_a_workload_that_fits_only_one_card_picks_that_card(advisor) -> None:
     answer = ask(advisor, "L40S vs H100 for serving Llama 3 8B in fp16, one card each")
     assert answer.intent == "compare"
     assert answer.blocks[0].type == "lead" and "Verdict" in answer.blocks[0].text
+
+
+@pytest.mark.parametrize("question", ["MI300X vs H100 for fine-tuning a 13B model, which one?", "昇腾910B和A100训13B模型选哪个"])
+def test_a_non_nvidia_card_brings_its_software_stack_into_the_comparison(advisor, question) -> None:
+    answer = ask(advisor, question)
+    assert answer.intent == "compare"
+    assert any("non-nvidia-accelerators" in c.id for c in answer.citations), [c.id for c in answer.citations]
+
+
+def test_an_nvidia_only_comparison_does_not_cite_the_alternative_accelerators(advisor) -> None:
+    answer = ask(advisor, "H100 vs A100 for fine-tuning a 13B model, which one?")
+    assert all("non-nvidia-accelerators" not in c.id for c in answer.citations)

@@ -54,7 +54,14 @@ def compare(ctx: Context) -> Draft:
     ratio_text = say("compare.lead", lang, first=first["name"], base=base["name"], compute=num(r["compute"]),
                      bandwidth=num(r["bandwidth"]), memory=num(r["memory"]))
     topics = ["inference", "hardware"] if _serving(ctx) else ["precision", "hardware", "claims", "evaluation-dimensions"]
-    draft = Draft(blocks=[], hits=ctx.retrieve(k=3, topics=topics), follow_ups=[say("compare.follow_time", lang), say("compare.follow_cost", lang)])
+    hits = ctx.retrieve(k=3, topics=topics)
+    vendors = {ctx.catalog.gpus[g].vendor for g in ids if g in ctx.catalog.gpus}
+    if vendors - {"nvidia"}:
+        # AMD or Ascend against NVIDIA: the software stack (ROCm, CANN) decides as much as the data sheet does.
+        stack = [h for h in ctx.retrieve(say("queries.accelerator_stack", lang, vendors=" ".join(sorted(vendors))), k=2,
+                                         topics=["hardware", "environment"]) if h not in hits]
+        hits = [*stack[:1], *hits][:3]
+    draft = Draft(blocks=[], hits=hits, follow_ups=[say("compare.follow_time", lang), say("compare.follow_cost", lang)])
     fit_blocks, fits = _workload_fit(ctx, ids, draft)
     verdict = _verdict(ctx, ids, fits, draft) if len(ids) > 1 else []
     if verdict:  # the verdict leads; the data-sheet ratios become its evidence
