@@ -15,7 +15,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 
@@ -29,6 +28,7 @@ from service.api.app import create_app
 from service.config import Settings
 from service.observability.metrics import REGISTRY
 from service.runtime import Runtime
+from tests.served import wait_until_ready
 
 REDIS_URL = os.environ.get("ADVISOR_TEST_REDIS_URL")
 needs_redis = pytest.mark.skipif(not REDIS_URL, reason="ADVISOR_TEST_REDIS_URL is not set (CI starts redis: scripts/test_servers.sh)")
@@ -195,16 +195,7 @@ def test_advisor_serve_with_two_workers_admits_a_limit_once(tmp_path, indexed_da
         server = subprocess.Popen([ADVISOR, "serve", "--workers", "2", "--port", str(port)], env=env, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(900):  # every probe on a new connection; up to ~3 minutes for both workers to open the index
-            assert server.poll() is None, log_path.read_text()[-2000:]
-            try:
-                if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            time.sleep(0.2)
-        else:
-            pytest.fail("the server did not become ready")
+        wait_until_ready(server, base, log_path)
         (metrics_dir,) = tmp.glob("advisor-metrics-*")
         address = _own_address()
         # Fresh connections, so either worker may take each; in memory each would admit `limit`, 2 * limit in all.

@@ -10,7 +10,6 @@ import socket
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import httpx
@@ -20,6 +19,7 @@ from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.parser import text_string_to_metric_families
 
 from service.observability.metrics import prepare_multiprocess_dir
+from tests.served import wait_until_ready
 
 ADVISOR = str(Path(sys.executable).parent / "advisor")
 CHAT_LABELS = {"method": "POST", "route": "/v1/chat", "status": "200"}
@@ -101,16 +101,7 @@ def test_every_scrape_counts_the_requests_of_every_worker(tmp_path, indexed_data
                                   stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(900):  # every probe on a new connection; up to ~3 minutes for both workers to open the index
-            assert server.poll() is None, log_path.read_text()[-2000:]
-            try:
-                if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            time.sleep(0.2)
-        else:
-            pytest.fail("the server did not become ready")
+        wait_until_ready(server, base, log_path)
         (metrics_dir,) = tmp.glob("advisor-metrics-*")
 
         # Chats on fresh connections until both workers have answered some (at least 20 in all).

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import re
-import unicodedata
 from pathlib import Path
 
 import pytest
@@ -12,8 +9,8 @@ import pytest
 from service.assistant.handlers import HANDLERS
 from service.understanding import load_registry
 from service.understanding.registry import Vocabulary
+from tests.evaluation_questions import evaluation_questions, normalised
 
-EVAL_DIR = Path(__file__).resolve().parents[2] / "evaluators" / "datasets"
 MIN_EXEMPLARS = 40
 
 
@@ -57,41 +54,10 @@ def test_every_sizing_ask_has_exemplars(registry):
     assert asks == set(registry.asks)
 
 
-def _normalised(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text).lower()
-    return re.sub(r"[\W_]+", "", text)  # case, space and punctuation folded
-
-
-QUESTION_KEYS = {"message", "question", "query", "text", "prompt"}
-
-
-def _questions_in(value, found: set[str]) -> None:
-    """Every string held under a question-like key, at any depth (sets differ in shape: turns, follow-ups)."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if key in QUESTION_KEYS and isinstance(item, str):
-                found.add(_normalised(item))
-            else:
-                _questions_in(item, found)
-    elif isinstance(value, list):
-        for item in value:
-            _questions_in(item, found)
-
-
-def _evaluation_questions() -> set[str]:
-    # Every set, the blind ones included: read only by this check, which reports our exemplar, never their text.
-    questions: set[str] = set()
-    for path in EVAL_DIR.rglob("*.jsonl"):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                _questions_in(json.loads(line), questions)
-    return questions
-
-
 def test_no_exemplar_is_copied_from_an_evaluation_set(registry):
-    questions = _evaluation_questions()
+    questions = evaluation_questions()
     assert len(questions) > 300  # the sets were found and read
-    copied = [e for e in registry.exemplars if _normalised(e.text) in questions]
+    copied = [e for e in registry.exemplars if normalised(e.text) in questions]
     # The message names where the copies are, never their text: a failure log must not leak a blind question.
     assert not copied, f"{len(copied)} exemplar(s) copy an evaluation question: intents {sorted({(e.intent, e.language) for e in copied})}"
 
@@ -100,7 +66,7 @@ def test_exemplars_are_unique(registry):
     seen: dict[str, str] = {}
     duplicates = []
     for e in registry.exemplars:
-        key = _normalised(e.text)
+        key = normalised(e.text)
         if key in seen:
             duplicates.append((e.text, seen[key], e.intent))
         seen[key] = e.intent
