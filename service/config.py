@@ -102,6 +102,9 @@ class Settings(BaseSettings):
     # Threads each worker answers requests on (sync routes; anyio's default is 40). Health probes run on the event
     # loop and are never queued behind these.
     request_threads: int = Field(default=40, ge=1, le=256)
+    # First-turn answers kept per worker by question text (service/assistant/answer_memo.py); 0 turns it off.
+    # Only used with no LLM and no Chroma server configured. About 20 kB an entry.
+    answer_memo_size: int = Field(default=2048, ge=0, le=100_000)
     # Open the knowledge index before accepting connections (set by `advisor serve` for several workers).
     open_index_before_serving: bool = False
 

@@ -120,8 +120,13 @@ class Runtime:
                 recorder = Recorder(self.analytics_store, store_questions=self.settings.store_questions)
                 self._assistant = Assistant(self.catalog, _LazyIndex(self), self._store, writer=self.writer,
                                             max_message_chars=self.settings.max_message_chars, secrets=tuple(secrets), understander=understander,
-                                            recorder=recorder)
+                                            recorder=recorder, memo_size=self._memo_size())
             return self._assistant
+
+    def _memo_size(self) -> int:
+        """The answer memo holds answers over the index this process opened; a Chroma server is shared, can be re-ingested
+        from another host and can go down, so with one every answer is computed against it (service/assistant/answer_memo.py)."""
+        return 0 if self.settings.chroma_url else self.settings.answer_memo_size
 
     @property
     def conversation_store(self):

@@ -21,16 +21,20 @@ from service.assistant.compose.fmt import big, duration, duration_band, num, pct
 from service.assistant.messages import say
 from service.assistant.numbers import parse_number
 from service.assistant.slots import NUM, Slots
+from service.assistant.spec_facts import export_pair
 from service.catalog import Catalog
 
-KINDS = ("time", "throughput", "speedup", "feature", "network", "latency", "memory")
+KINDS = ("time", "throughput", "speedup", "feature", "network", "latency", "memory", "decode", "export")
 TOKENS_PER_STEP = 4 * 1024 * 1024  # a 4M-token global batch, as in Llama 2/3 pre-training
 SAMPLES_PER_S = re.compile(
-    rf"{NUM}\s*(?:多)?\s*(?:个|条)?\s*(?:训练)?\s*(?:样本|samples?)\s*(?:/\s*s|每秒|per second|/sec)|"
+    rf"{NUM}\s*(?:\+|多|以上)?\s*(?:个|条)?\s*(?:训练)?\s*(?:样本|samples?)\s*(?:/\s*s|每秒|per second|/sec)|"
     rf"每秒(?:处理|能处理|可处理)?(?:超过|超|约|大约)?\s*{NUM}\s*(?:多)?\s*(?:个|条)?\s*(?:训练)?\s*(?:样本|samples?)", re.I)
 TOKENS_PER_S = re.compile(rf"{NUM}\s*([kKmM万])?\s*(?:tokens?|token)\s*(?:/\s*s|每秒|per second|/sec)", re.I)
 LATENCY_US = re.compile(r"(\d+(?:\.\d+)?)\s*(?:µs|μs|us|微秒)", re.I)
-FACTOR = re.compile(r"(\d+(?:\.\d+)?)\s*(?:x|×|倍)(?![a-z])", re.I)
+FACTOR = re.compile(r"(\d+(?:\.\d+)?|[两二三四五六七八九十])\s*(?:x|×|倍)(?![a-z])", re.I)
+DURATION = re.compile(r"(?:\d|[一二两三四五六七八九十百半]|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|a few|a|an)\b)\s*"
+                      r"(?:个)?\s*(?:天|days?|小时|hours?|h\b|周|星期|weeks?|个?月|months?|年|years?|gpu[- ]?hours?|卡时)", re.I)
+CN_FACTOR = {"两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 LINK_GBIT = re.compile(r"(\d{2,3})\s*(?:g|gb|gbe|gbps|gbit|gb/s|g网|g以太网)?(?![0-9])", re.I)
 
 
@@ -56,8 +60,37 @@ def classify(text: str, slots: Slots, catalog: Catalog) -> str | None:
     precision = _precision(text)
     if gpus and precision in ("fp8", "bf16") and any(not _supports(catalog, g, precision) for g in gpus):
         return "feature"
+    timed = has_model and (slots.deadline_hours or slots.gpu_hours) and (slots.gpus or slots.nodes or slots.gpu)
+    if timed and DURATION.search(text) and not (cue("network", text) and cue("enough", text)):
+        return "time"  # "512 H100 in 10 days, and 3× faster than A100": the time decides; the speed-up is checked beside it
+    pair = export_pair(gpus, catalog)
+    if pair and (pair[1].id in gpus or len(gpus) == 1 and cue("export", text)):
+        return "export"  # A800/H800 against A100/H100: the same compute, less NVLink
     if gpus and cue("nvlink", text) and not FACTOR.search(text):
         return "feature"
+    if _secondary_speed_kind(text, gpus, precision):
+        return _secondary_speed_kind(text, gpus, precision)
+    if cue("roce", text) and cue("infiniband", text) and cue("same_speed", text):
+        return "fabric"
+    if has_model and slots.gpu and (cue("cannot_hold", text) or cue("enough", text) and slots.task != "inference" and not _per_token(text)):
+        return "memory"  # "one T4 is enough to fine-tune 8B", "one A100 40GB cannot hold 70B": memory first
+    if has_model and has_inference_speed(text):
+        return "decode"  # per-user decode speed is set by memory bandwidth, not by training throughput
+    if (SAMPLES_PER_S.search(text) or TOKENS_PER_S.search(text)) and has_model:
+        return "throughput"
+    if LATENCY_US.search(text) and cue("latency", text):
+        return "latency"
+    if cue("network", text) and cue("enough", text):
+        return "network" if has_model else None
+    return "time" if timed else None  # a follow-up about the same run ("and with 1,024 GPUs?")
+
+
+def _per_token(text: str) -> bool:
+    return bool(re.search(r"\d\s*(?:ms|毫秒)", text, re.I)) and cue("per_token", text)
+
+
+def _secondary_speed_kind(text: str, gpus: list[str], precision: str | None) -> str | None:
+    """A claimed speed relation between GPUs or precisions: a factor (speedup), parity (speedup of 1×) or an order."""
     if FACTOR.search(text) or cue("doubles", text):
         if len(gpus) >= 2 or precision in ("fp8", "int8"):
             return "speedup"
@@ -65,68 +98,24 @@ def classify(text: str, slots: Slots, catalog: Catalog) -> str | None:
         return "speedup"  # "an H20 cluster is as fast as H100": parity is a claimed speed-up of 1×
     if len(gpus) >= 2 and (cue("faster", text) or cue("slower", text)):
         return "ordering"  # "I heard H20 trains faster than A100": which card is faster, with no factor
-    if cue("roce", text) and cue("infiniband", text) and cue("same_speed", text):
-        return "fabric"
-    if (SAMPLES_PER_S.search(text) or TOKENS_PER_S.search(text)) and has_model:
-        return "throughput"
-    if LATENCY_US.search(text) and cue("latency", text):
-        return "latency"
-    if cue("network", text) and cue("enough", text):
-        return "network" if has_model else None
-    if has_model and (slots.deadline_hours or slots.gpu_hours) and (slots.gpus or slots.nodes or slots.gpu):
-        return "time"
-    if has_model and slots.gpu and cue("enough", text):
-        return "memory"
     return None
 
 
-def check(kind: str, ctx) -> Finding:
+def check(kind: str, ctx) -> Finding | None:
+    """The finding, or None when the tools cannot decide this claim after all (the handler then answers from knowledge)."""
+    if kind in ("decode", "export", "memory", "feature"):
+        from service.assistant import claim_checks_hardware as hardware
+
+        return {"decode": hardware.decode_latency, "export": hardware.export_variant, "memory": hardware.memory, "feature": hardware.feature}[kind](ctx)
     return CHECKS[kind](ctx)
 
 
 # -- the checks ---------------------------------------------------------------
-def _feature(ctx) -> Finding:
-    text, lang, catalog = ctx.text, ctx.lang, ctx.catalog
-    gpus = _gpus(ctx.slots)
-    precision = _precision(text)
-    if precision in ("fp8", "bf16"):
-        missing = [g for g in gpus if not _supports(catalog, g, precision)]
-        if missing:
-            spec = catalog.gpus[missing[0]]
-            why = say(f"claim.{precision}_why", lang)
-            alternatives = [g.name for g in catalog.gpus.values() if getattr(g, f"supports_{precision}") and g.training_class == "datacenter"][:3]
-            ctx.record("claim-check", {"gpu": spec.id, "feature": precision},
-                       {"supported": False, "architecture": spec.architecture, "verdict": "false"})
-            points = [say("claim.alternative_fp8", lang, gpus="、".join(alternatives) if lang == "zh" else ", ".join(alternatives))] \
-                if precision == "fp8" and alternatives else []
-            lead = say("claim.lead", lang, verdict=say("claim.verdict.false", lang)) + " " + say(
-                "claim.feature_missing", lang, gpu=spec.name, arch=spec.architecture, feature=precision.upper(), why=why)
-            return Finding("feature", "false", lead, points, topics=["claims", "precision"])
-        spec = catalog.gpus[gpus[0]]
-        tflops = spec.dense_tflops(precision)
-        ctx.record("claim-check", {"gpu": spec.id, "feature": precision}, {"supported": True, "dense_tflops": tflops, "verdict": "true"})
-        detail = f"{num(tflops)} TFLOPS (dense)"
-        lead = say("claim.lead", lang, verdict=say("claim.verdict.true", lang)) + " " + say(
-            "claim.feature_present", lang, gpu=spec.name, arch=spec.architecture, feature=precision.upper(), detail=detail)
-        return Finding("feature", "true", lead, topics=["claims", "precision"])
-    spec = catalog.gpus[gpus[0]]
-    if spec.scale_up is None:
-        ctx.record("claim-check", {"gpu": spec.id, "feature": "nvlink"},
-                   {"nvlink": False, "pcie_gen": spec.pcie_gen, "pcie_gbps_per_direction": spec.pcie_gbps_per_direction, "verdict": "false"})
-        lead = say("claim.lead", lang, verdict=say("claim.verdict.false", lang)) + " " + say(
-            "claim.nvlink_missing", lang, gpu=spec.name, form=spec.form_factor.upper(), pcie=spec.pcie_gen, pcie_bw=num(spec.pcie_gbps_per_direction))
-        return Finding("feature", "false", lead, topics=["claims", "networking"])
-    ctx.record("claim-check", {"gpu": spec.id, "feature": "nvlink"}, {"nvlink": True, "bandwidth_gbps_bidir": spec.scale_up.bandwidth_gbps_bidir})
-    lead = say("claim.lead", lang, verdict=say("claim.verdict.true", lang)) + " " + say(
-        "claim.nvlink_present", lang, gpu=spec.name, link=spec.scale_up.name, bw=num(spec.scale_up.bandwidth_gbps_bidir))
-    return Finding("feature", "true", lead, topics=["claims", "networking"])
-
-
 def _speedup(ctx) -> Finding:
     text, lang, catalog = ctx.text, ctx.lang, ctx.catalog
     factor = FACTOR.search(text)
     parity = factor is None and not cue("doubles", text) and cue("same_speed", text)
-    claimed = float(factor.group(1)) if factor else 1.0 if parity else 2.0
+    claimed = _factor(factor.group(1)) if factor else 1.0 if parity else 2.0
     gpus = _gpus(ctx.slots)
     precision = _precision(text)
     if len(gpus) <= 1:  # a precision speed-up on one card: FP8 vs BF16 (on an H100 when no card is named)
@@ -249,6 +238,13 @@ def _time(ctx) -> Finding:
         "claim.time_lead", lang, gpus=gpus, gpu=name, estimate=duration_band(timing.hours, lang), claimed=claimed, ratio=num(ratio))
     points = [say("claim.time_need", lang, claimed=claimed, need=num(need.gpus.typical), gpu=name, need_rounded=f"{need.gpus_rounded:,}"),
               say("claim.time_can", lang, gpus=gpus, gpu=name, claimed=claimed, tokens=big(fit.tokens.typical, lang))]
+    second = _secondary_speed_kind(ctx.text, _gpus(s), _precision(ctx.text))
+    if second:
+        # "... and 3× faster than A100": that part of the claim, checked on the data sheets, with its own verdict
+        part = CHECKS[second](ctx)
+        prefix = say("claim.lead", lang, verdict=say(f"claim.verdict.{part.verdict}", lang))
+        points.append(" ".join([say("claim_hw.speed_part", lang, verdict=say(f"claim.verdict.{part.verdict}", lang)),
+                                part.lead.removeprefix(prefix).strip(), *part.points[:1]]))
     return Finding("time", verdict, lead, points, notes, [timing, need, fit])
 
 
@@ -276,19 +272,10 @@ def _latency(ctx) -> Finding:
     return Finding("latency", "optimistic", lead, results=[result], topics=["claims", "networking"])
 
 
-def _memory(ctx) -> Finding:
-    s, lang = ctx.slots, ctx.lang
-    base = {"model": s.model, "params_b": None if s.model else s.params_b, "gpu": s.gpu}
-    full, lora, qlora = (ctx.run("training-memory", {**base, "method": m}) for m in ("full", "lora", "qlora"))
-    fits = [r.fit for r in (full, lora, qlora)]
-    verdict = "true" if full.fit != "does_not_fit" else "partly_true" if "does_not_fit" in fits and fits != ["does_not_fit"] * 3 else "false"
-    ctx.record("claim-check", {"gpu": s.gpu, "model": s.model}, {"full_fit": full.fit, "lora_fit": lora.fit, "qlora_fit": qlora.fit, "verdict": verdict})
-    word = {k: say(f"claim.fit.{k}", lang) for k in ("fits", "tight", "does_not_fit")}
-    lead = say("claim.lead", lang, verdict=say(f"claim.verdict.{verdict}", lang)) + " " + say(
-        "claim.memory_lead", lang, full=num(full.per_gpu.total_gib), full_fit=word[full.fit], lora=num(lora.per_gpu.total_gib),
-        lora_fit=word[lora.fit], qlora=num(qlora.per_gpu.total_gib), qlora_fit=word[qlora.fit], gpu=ctx.catalog.gpus[full.gpu].name,
-        memory=num(full.gpu_memory_gib))
-    return Finding("memory", verdict, lead, results=[full, lora, qlora], topics=["claims", "peft"])
+def has_inference_speed(text: str) -> bool:
+    from service.assistant.claim_checks_hardware import claimed_ms_per_token
+
+    return _per_token(text) or bool(claimed_ms_per_token(text) and cue("inference", text))
 
 
 # Share of a training step spent in matrix multiplications, the only part a faster number format speeds up
@@ -354,11 +341,15 @@ def _fabric_parity(ctx) -> Finding:
                    + say("claim_advice.roce_ib", ctx.lang), [say("claim_advice.roce_ib_check", ctx.lang)], topics=["claims", "networking"])
 
 
-CHECKS = {"time": _time, "throughput": _throughput, "speedup": _speedup, "feature": _feature, "network": _network,
-          "latency": _latency, "memory": _memory, "fabric": _fabric_parity, "ordering": _ordering}
+CHECKS = {"time": _time, "throughput": _throughput, "speedup": _speedup, "network": _network,
+          "latency": _latency, "fabric": _fabric_parity, "ordering": _ordering}
 
 
 # -- helpers ------------------------------------------------------------------
+def _factor(written: str) -> float:
+    return float(CN_FACTOR.get(written, 0) or written)
+
+
 def _gpus(slots: Slots) -> list[str]:
     found = list(slots.compare_gpus or [])
     if slots.gpu and slots.gpu not in found:

@@ -31,6 +31,7 @@ from service.assistant.handlers import HANDLERS
 from service.assistant.handlers.base import Cancelled, Context, Draft, Searcher
 from service.assistant.messages import say
 from service.assistant.stage_timing import StageClock, TimedSearcher, fallback_code
+from service.assistant.answer_memo import AnswerMemo, MemoEntry, for_turn
 from service.assistant.store import Conversation, ConversationStore, new_id
 from service.assistant.understand import detect_language
 from service.understanding import Understander, default_understander
@@ -86,8 +87,10 @@ class Turn:
 class Assistant:
     def __init__(self, catalog: Catalog, index: Searcher, store: ConversationStore, *, writer: Writer | None = None,
                  max_message_chars: int = 4000, secrets: tuple[str, ...] = (), understander: Understander | None = None,
-                 recorder: Recorder | None = None) -> None:
+                 recorder: Recorder | None = None, memo_size: int = 0) -> None:
         self.catalog, self.index, self.store = catalog, index, store
+        # First-turn answers by question (answer_memo.py); only without an LLM writer, whose prose is not a function of the question.
+        self.memo = AnswerMemo(memo_size if writer is None else 0)
         # Operator analytics (service/analytics): one QuestionRecord per turn, answered or failed; None records nothing.
         self.recorder = recorder
         # Injected like the searcher and the store; the default reads data-file exemplars with the semantic router.
@@ -151,7 +154,12 @@ class Assistant:
         clock = StageClock(facts.stages_ms)
         with clock.stage("understand"):
             state = self.store.slots(turn.conversation_id)
-            und = self.understander.understand(turn.text, language=turn.request.language, state=state)
+            memoisable = emit is None and not state and self.memo.size > 0
+            entry = self.memo.get(turn.text, turn.request.language) if memoisable else None
+            if entry is None:
+                und = self.understander.understand(turn.text, language=turn.request.language, state=state)
+        if entry is not None:
+            return self._replay(turn, facts, entry, clock, started)
         message_id = new_id("msg")
         facts.language, facts.intent, facts.message_id, facts.trace = und.language, und.intent, message_id, und.trace
         send(MetaEvent(conversation_id=turn.conversation_id, conversation_key=turn.request.conversation_key, message_id=message_id,
@@ -184,11 +192,29 @@ class Assistant:
         ctx.check_cancelled()  # a client that left never saw this answer: do not record it as given
         answer.timings_ms = clock.answer_view()
         with clock.stage("persist"):
-            self.store.save_turn(turn.conversation_id, turn.text, answer.model_dump(mode="json"), followup.state(und, turn.text, state),
-                                 und.language, channel=turn.channel)
+            stored, slots = answer.model_dump(mode="json"), followup.state(und, turn.text, state)
+            self.store.save_turn(turn.conversation_id, turn.text, stored, slots, und.language, channel=turn.channel)
+        if memoisable:
+            self.memo.put(turn.text, turn.request.language, MemoEntry(answer=answer, stored=stored, slots=slots, language=und.language,
+                                                                      intent=und.intent, trace=und.trace, top_score=facts.top_score))
         log.info("answered intent=%s lang=%s channel=%s tools=%d citations=%d writer=%s ms=%.1f", und.intent, und.language, turn.channel,
                  len(answer.tool_calls), len(answer.citations), answer.writer, (time.perf_counter() - started) * 1000)
         send(DoneEvent(answer=answer))
+        return answer
+
+    def _replay(self, turn: Turn, facts: TurnFacts, entry: MemoEntry, clock: StageClock, started: float) -> Answer:
+        """A memoised first turn (answer_memo.py): the same answer under this turn's ids, persisted and recorded as usual."""
+        message_id = new_id("msg")
+        facts.language, facts.intent, facts.message_id, facts.trace, facts.top_score = (
+            entry.language, entry.intent, message_id, entry.trace, entry.top_score)
+        answer, stored = for_turn(entry, conversation_id=turn.conversation_id, conversation_key=turn.request.conversation_key,
+                                  message_id=message_id)
+        answer.timings_ms = clock.answer_view()
+        with clock.stage("persist"):
+            self.store.save_turn(turn.conversation_id, turn.text, {**stored, "timings_ms": answer.timings_ms}, entry.slots, entry.language,
+                                 channel=turn.channel)
+        log.info("answered intent=%s lang=%s channel=%s memo=1 ms=%.1f", entry.intent, entry.language, turn.channel,
+                 (time.perf_counter() - started) * 1000)
         return answer
 
     def _validate(self, request: ChatRequest) -> str:

@@ -12,6 +12,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from service.assistant.numbers import ARABIC, BIG, CN_NUMERAL, parse_number
+from service.assistant.slot_readers import EN_COUNT, EN_COUNTS, size_after_name, users_in
+from service.assistant.slot_readers import price as _price
 from service.catalog import Catalog
 from service.catalog.names import CatalogNames, catalog_names, find_all  # noqa: F401 — catalog_names/find_all re-exported for callers
 
@@ -22,6 +24,11 @@ I = re.IGNORECASE
 
 
 VARIANTS = {"a100-80gb-sxm": ("a100-40gb-sxm", "a100-80gb-sxm"), "a100-40gb-sxm": ("a100-40gb-sxm", "a100-80gb-sxm")}
+# "H100 PCIe 和 SXM", "H100 SXM or PCIe": the second form factor names a sibling card without repeating the family.
+FORM_FACTOR_PAIR = re.compile(
+    r"(pcie|sxm\d?|nvl)\s*(?:版本?|卡|versions?|variants?|cards?)?\s*(?:和|与|跟|还是|或者?|对比|vs\.?|versus|or|and|/|、)\s*(?:the\s+)?(pcie|sxm\d?|nvl)(?![A-Za-z0-9])",
+    re.IGNORECASE,
+)
 
 
 class Slots(BaseModel):
@@ -53,6 +60,9 @@ class Slots(BaseModel):
     samples_per_second: float | None = None
     bytes_per_sample: float | None = None
     compare_gpus: list[str] | None = None
+    # A rental rate the user quotes ("$2.5/GPU-hr", "¥9.8/卡时"), in `currency`: the break-even uses it instead of the catalog's.
+    cloud_price_per_gpu_hour: float | None = None
+    users: int | None = None  # "2,000 daily active users", "日活两万": a user count (how many are in flight is the caller's assumption)
 
     def stated(self) -> dict:
         return self.model_dump(exclude_none=True)
@@ -70,6 +80,16 @@ _Names = CatalogNames
 _UNIT_HOURS = [(r"小时|个小时|h(?![a-z0-9])|hrs?(?![a-z])|hours?", 1.0), (r"天|日|days?", 24.0), (r"周|个星期|星期|weeks?", 168.0), (r"个月|月|months?", 720.0)]
 
 
+def _form_factor_siblings(text: str, gpus: list[tuple[str, int, int]], names: CatalogNames) -> list[str]:
+    """The catalog ids of both form factors in "H100 PCIe 和 SXM" (a family named once, beside the pair), else []."""
+    pair = FORM_FACTOR_PAIR.search(text)
+    near = [(s, e) for _, s, e in gpus if pair and (0 <= pair.start() - e <= 12 or 0 <= s - pair.end() <= 12 or s <= pair.start() < e)]
+    family = re.match(r"[A-Za-z]*\d+", text[near[0][0] : near[0][1]]) if near else None
+    if pair is None or family is None:
+        return []
+    return list(dict.fromkeys(g for form in pair.groups() for g, _, _ in find_all(names.gpu, f"{family.group(0)} {form}")))
+
+
 def extract_slots(text: str, catalog: Catalog) -> Slots:
     names = catalog_names(catalog)
     slots: dict = {}
@@ -85,6 +105,12 @@ def extract_slots(text: str, catalog: Catalog) -> Slots:
         slots["model"] = models[0][0]
         for _, s, e in models:
             mask(s, e)
+        size, token = size_after_name(text, models[0], catalog)
+        if size:
+            # "DeepSeek-R1-Distill-Qwen-32B": the name's own parameter count beats the family it starts with.
+            del slots["model"]
+            slots["params_b"] = size
+            mask(*token)
     else:
         fuzzy = catalog.find_model(text)
         if fuzzy is not None:
@@ -92,6 +118,14 @@ def extract_slots(text: str, catalog: Catalog) -> Slots:
             size = re.search(r"\d+(?:\.\d+)?\s*[bB](?![a-zA-Z0-9])", masked)
             if size:
                 mask(size.start(), size.end())
+    # Read before GPU counts and budgets: "每卡每小时 12 块" is a price, not 12 GPUs nor a 12-yuan budget.
+    price = _price(masked)
+    if price:
+        value, currency, start, end = price
+        slots["cloud_price_per_gpu_hour"] = value
+        if currency:
+            slots["currency"] = currency
+        mask(start, end)
     gpus = find_all(names.gpu, masked)
     if gpus:
         slots["gpu"] = gpus[0][0]
@@ -99,6 +133,8 @@ def extract_slots(text: str, catalog: Catalog) -> Slots:
         # "A100 有 40G 和 80G 两个版本": one family, two memory variants.
         if distinct[0] in VARIANTS and re.search(r"40\s*G(?:B)?.{0,6}(?:和|与|跟|还是|or|vs|/|、).{0,4}80\s*G|80\s*G(?:B)?.{0,6}(?:和|与|跟|还是|or|vs|/|、).{0,4}40\s*G", text, I):
             distinct = list(VARIANTS[distinct[0]])
+        if len(distinct) == 1:
+            distinct += [g for g in _form_factor_siblings(text, gpus, names) if g not in distinct]
         if len(distinct) > 1:
             slots["compare_gpus"] = distinct
         for _, s, e in gpus:
@@ -133,7 +169,11 @@ def extract_slots(text: str, catalog: Catalog) -> Slots:
     masked = _mask_sequence(masked)
     slots.update(_data_amounts(masked))
     slots.update(_duration(masked))
-    slots.update(_budget(masked))
+    for key, value in _budget(masked).items():
+        slots.setdefault(key, value)  # a currency stated with the price stays
+    users = users_in(masked)
+    if users:
+        slots["users"] = users
     if "model" not in slots:
         size = _params(masked)
         if size:
@@ -188,19 +228,23 @@ def _signed(value: float | None, text: str, start: int) -> float | None:
     return -value if value and _negative(text, start) else value
 
 
+def _count_beside(text: str, start: int, end: int) -> float | None:
+    """The count written against one GPU mention: "8x H100", "eight RTX 4090", "H100 x 8", "H100：8张"."""
+    before, after = text[max(0, start - 24):start], text[end:end + 16]
+    if re.match(r"\s*(?:gpu[\s-]*hours?|gpu\s*小时|卡时|hours?)", after, I):
+        return None
+    per_node = re.search(rf"{NUM}\s*(?:张|块|卡|个|x|×|\*|-?gpu|-?way)?\s*(?:卡)?\s*$", before, I) \
+        or re.search(rf"{EN_COUNT}\s+(?:x\s*)?$", before, I)  # "eight RTX 4090", "two H100s"
+    times_after = re.match(rf"\s*(?:x|×|\*|GPU\s*x)\s*{NUM}", after, I) or re.match(rf"\s*s?\s*[:：]?\s*{NUM}\s*(?:张|块|卡|个)", after, I)
+    if per_node and per_node.group(1):
+        return EN_COUNTS.get(per_node.group(1).lower()) or _signed(_num(per_node.group(1)), before, per_node.start(1))
+    return _num(times_after.group(1)) if times_after else None
+
+
 def _gpu_counts(text: str, gpus: list[tuple[str, int, int]]) -> dict:
     out: dict = {}
-    _, start, end = gpus[0]
-    before, after = text[max(0, start - 24):start], text[end:end + 16]
-    per_node = re.search(rf"{NUM}\s*(?:张|块|卡|个|x|×|\*|-?gpu|-?way)?\s*(?:卡)?\s*$", before, I)
-    times_after = re.match(rf"\s*(?:x|×|\*|GPU\s*x)\s*{NUM}", after, I) or re.match(rf"\s*s?\s*[:：]?\s*{NUM}\s*(?:张|块|卡|个)", after, I)
-    count = None
-    if re.match(r"\s*(?:gpu[\s-]*hours?|gpu\s*小时|卡时|hours?)", after, I):
-        per_node = times_after = None
-    if per_node and per_node.group(1):
-        count = _signed(_num(per_node.group(1)), before, per_node.start(1))
-    elif times_after:
-        count = _num(times_after.group(1))
+    # The first mention that carries a count: "renting H100s at $2.5/GPU-hr, 8xH100" counts 8.
+    count = next((c for _, start, end in gpus if (c := _count_beside(text, start, end))), None)
     pair = re.search(rf"{NUM}\s*台\s*{NUM}\s*卡", text)
     if pair:
         node_count, per = _num(pair.group(1)), _num(pair.group(2))
@@ -221,7 +265,10 @@ def _gpu_counts(text: str, gpus: list[tuple[str, int, int]]) -> dict:
 
 
 def _bare_count(text: str) -> dict:
-    """GPU counts without a GPU type: "8张卡", "with 8 GPUs", "单卡", "a single GPU"."""
+    """GPU counts without a GPU type: "8张卡", "with 8 GPUs", "单卡", "a single GPU", "两台8卡"."""
+    pair = re.search(rf"{NUM}\s*台\s*{NUM}\s*卡(?!时)", text)
+    if pair and _num(pair.group(1)) and _num(pair.group(2)):
+        return {"nodes": int(_num(pair.group(1))), "gpus": int(_num(pair.group(1)) * _num(pair.group(2)))}
     # A masked GPU name leaves a run of spaces: "single H100" reads "single     ".
     single = re.search(r"单卡|单张|一张卡|一块卡|一张\s{2,}|\bsingle\s+(?:gpu|card)s?\b|\bsingle\s{3,}|\bone (?:gpu|card)\b", text, I)
     m = re.search(rf"{NUM}\s*(?:张|块)\s*(?:gpu|卡|显卡)?|{NUM}\s*(?:x\s*)?(?:gpus|cards)\b|{NUM}\s*卡(?!时)", text, I)
@@ -230,6 +277,9 @@ def _bare_count(text: str) -> dict:
         value = _signed(_num(m.group(group)), text, m.start(group))
         if value and value < 1e6:
             return {"gpus": int(value)}
+    words = re.search(rf"{EN_COUNT}\s+(?:\w+\s+)?(?:gpus|cards|accelerators)\b", text, I)  # "eight GPUs", "two A100 cards" (name masked)
+    if words and single is None:
+        return {"gpus": EN_COUNTS[words.group(1).lower()]}
     return {"gpus": 1} if single else {}
 
 
@@ -339,3 +389,4 @@ def _utilization(text: str) -> dict:
     if util:
         out["gpu_utilization"] = _num(util.group(1))
     return out
+

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from service.assistant import cues
 from service.assistant.compose.fmt import num
 from service.assistant.messages import say
+from service.catalog import Catalog
 from service.catalog.models import GpuSpec
 
 DEFAULT_ATTRIBUTES = ("memory", "bandwidth", "compute", "nvlink")
@@ -40,6 +41,28 @@ def facts(gpu: GpuSpec, attributes: list[str], lang: str) -> list[Fact]:
     for attribute in attributes:
         out.extend(_FACTS[attribute](gpu, lang))
     return out
+
+
+def full_counterpart(gpu: GpuSpec, catalog: Catalog) -> GpuSpec | None:
+    """The card an export variant derives from (A800 -> A100 80GB SXM, H800 -> H100 SXM): same architecture, form factor,
+    memory and dense compute, a faster GPU-to-GPU link. None for a card whose link the catalog does not mark export-limited."""
+    if gpu.scale_up is None or "export" not in gpu.scale_up.name.lower():
+        return None
+    for other in catalog.gpus.values():
+        if (other.id != gpu.id and other.scale_up is not None and other.architecture == gpu.architecture and other.form_factor == gpu.form_factor
+                and other.memory_gb == gpu.memory_gb and other.fp16_dense_tflops == gpu.fp16_dense_tflops
+                and other.scale_up.bandwidth_gbps_bidir > gpu.scale_up.bandwidth_gbps_bidir):
+            return other
+    return None
+
+
+def export_pair(gpu_ids: list[str], catalog: Catalog) -> tuple[GpuSpec, GpuSpec] | None:
+    """(export variant, the card it derives from) among the GPUs named, or None."""
+    for gpu_id in gpu_ids:
+        base = full_counterpart(catalog.gpus[gpu_id], catalog)
+        if base is not None:
+            return catalog.gpus[gpu_id], base
+    return None
 
 
 def _memory(g: GpuSpec, lang: str) -> list[Fact]:

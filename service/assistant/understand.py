@@ -32,6 +32,10 @@ class Understanding(BaseModel):
 
 PASTED = re.compile(r"```.*?(?:```|$)", re.S)
 LOG_LINE = re.compile(r"^\s*(?:#|GPU\d|NIC\d|mlx\d)|^(?:\s*[\d.]+){4,}")
+# From an error's opening ("[Rank 3] Watchdog caught...", "torch.cuda.OutOfMemoryError: ...", "NCCL WARN ...") up to the next
+# Chinese character: the pasted part of a line that also carries the user's own words.
+LOG_SPAN = re.compile(
+    r"(?:\[Rank\s*\d+\]|\b[\w.]*(?:Error|Exception)\b:?|\bTraceback\b|\bNCCL (?:WARN|INFO)\b|\bWatchdog caught\b|\bXid\b)[^\u4e00-\u9fff]*")
 
 
 def detect_language(text: str) -> Language:
@@ -43,6 +47,9 @@ def detect_language(text: str) -> Language:
     """
     prose = PASTED.sub(" ", text)
     prose = "\n".join(line for line in prose.splitlines() if CJK.search(line) or not LOG_LINE.match(line))
+    # An error pasted inline before or after the user's own Chinese words ("...OutOfMemoryError: ... 明明还有十几G没用啊")
+    # is not their sentence: drop the log text and weigh what they wrote.
+    prose = LOG_SPAN.sub(" ", prose) if re.search(r"[\u4e00-\u9fff]{3}", prose) else prose
     cjk = len(CJK.findall(prose))
     words = len(re.findall(r"[A-Za-z]{2,}", prose))
     if cjk == 0:

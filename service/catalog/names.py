@@ -36,16 +36,17 @@ class CatalogNames:
     def __init__(self, catalog: Catalog) -> None:
         # Instance names stand for their GPU ("p5.48xlarge 和 p4d.24xlarge 哪个便宜" compares H100 with A100).
         instances = {name: i.gpu for i in catalog.instances.values() for name in (i.name, i.id)}
-        self.gpu = self._build({**instances, **{g.id: g.id for g in catalog.gpus.values()}, **_spellings(catalog.gpus.values())})
+        self.gpu = self._build({**instances, **{g.id: g.id for g in catalog.gpus.values()}, **_spellings(catalog.gpus.values())}, counted=True)
         self.model = self._build({**{m.id: m.id for m in catalog.models.values()}, **_spellings(catalog.models.values())})
 
     @staticmethod
-    def _build(spellings: dict[str, str]) -> tuple[re.Pattern[str], dict[str, str]]:
+    def _build(spellings: dict[str, str], counted: bool = False) -> tuple[re.Pattern[str], dict[str, str]]:
         by_key = {_key(s): ident for s, ident in spellings.items() if len(s) >= 2}
         ordered = sorted(spellings, key=len, reverse=True)
         alternation = "|".join(_alias_pattern(s) for s in ordered if len(s) >= 2)
-        # An optional plural "s" ("256 H100s").
-        return re.compile(rf"(?<![A-Za-z0-9.])(?:{alternation})s?(?![A-Za-z0-9])", re.IGNORECASE), by_key
+        # A count glued on with an "x" ("8xH100", "4x4090") may precede a GPU name; an optional plural "s" ("256 H100s").
+        start = r"(?:(?<![A-Za-z0-9.])|(?<=\d[xX]))" if counted else r"(?<![A-Za-z0-9.])"
+        return re.compile(rf"{start}(?:{alternation})s?(?![A-Za-z0-9])", re.IGNORECASE), by_key
 
 
 def _key(spelling: str) -> str:

@@ -52,5 +52,5 @@ def deployment_advice(req: Workload, cand: _Candidate, catalog: Catalog, ledger:
                 f"年利用率 {util:.0%} 时租用更便宜（盈亏平衡点为 {be.break_even_utilization:.0%}）。", be)
     if be is not None:
         return ("cloud", "Renting stays cheaper than owning at any utilization with these prices.", "按这些价格，无论利用率多高，租用都比自建便宜。", be)
-    return ("cloud", "No sustained utilization given: renting avoids capex and lead time; give yearly_utilization to compare with owning.",
+    return ("cloud", "No sustained utilization given: renting avoids capex and lead time; tell me how many hours a year the GPUs would be busy (your yearly utilization) to compare with owning.",
             "未给出持续利用率：租用可避免资本支出和采购周期；告诉我每年预计的 GPU 利用率，即可与自建对比。", None)

@@ -189,7 +189,8 @@ class BreakEvenRequest(SizingRequest):
     pue: float = Field(default=1.58, ge=1, le=4)
     system_power_factor: float = Field(default=1.8, ge=1, le=5, description="server power per watt of GPU TDP")
     ops_fraction: float = Field(default=0.10, ge=0, le=2, description="yearly operations (staff, space, support) as a share of capex")
-    cloud_price_per_gpu_hour: float | None = Field(default=None, ge=0.001, le=10_000, description="USD; default: cheapest catalog instance")
+    cloud_price_per_gpu_hour: float | None = Field(default=None, ge=0.001, le=10_000, description="in cloud_price_currency; default: cheapest catalog instance")
+    cloud_price_currency: Currency = Field(default="USD", description="currency of cloud_price_per_gpu_hour (a quoted ¥/卡时 rate is CNY)")
     pricing: Literal["on-demand", "reserved"] = "on-demand"
     currency: Currency = "USD"
     fx_cny_per_usd: float = Field(default=DEFAULT_FX_CNY_PER_USD, ge=0.01, le=100)
@@ -218,7 +219,7 @@ def break_even(req: BreakEvenRequest, catalog: Catalog) -> BreakEvenResult:
     util = ledger.field(req, "utilization", "", "a busy shared cluster; 0.8+ is where on-prem usually wins")
     currency = ledger.field(req, "currency")
     fx = req.fx_cny_per_usd
-    if currency == "CNY":
+    if currency == "CNY" or (req.cloud_price_per_gpu_hour is not None and req.cloud_price_currency == "CNY"):
         ledger.field(req, "fx_cny_per_usd", "CNY/USD", "approximate 2026 rate")
     if req.capex_per_gpu is not None:
         capex_gpu = ledger.given("capex_per_gpu", req.capex_per_gpu, "USD")
@@ -236,7 +237,9 @@ def break_even(req: BreakEvenRequest, catalog: Catalog) -> BreakEvenResult:
     energy = ledger.step("onprem.energy_per_year", "TDP·factor·gpus·PUE·8760·utilization·$/kWh", power_kw * pue * HOURS_PER_YEAR * util * kwh_price, "USD")
     onprem = ledger.step("onprem.yearly", "capex/years + energy + ops·capex", capex / years + energy + ops * capex, "USD")
     if req.cloud_price_per_gpu_hour is not None:
-        cloud_rate = ledger.given("cloud_price_per_gpu_hour", req.cloud_price_per_gpu_hour, "USD/GPU-h")
+        quoted = ledger.given("cloud_price_per_gpu_hour", req.cloud_price_per_gpu_hour, f"{req.cloud_price_currency}/GPU-h")
+        cloud_rate = quoted if req.cloud_price_currency == "USD" else ledger.step(
+            "cloud_price_per_gpu_hour_usd", "cloud_price_per_gpu_hour / fx_cny_per_usd", convert(quoted, req.cloud_price_currency, "USD", fx), "USD/GPU-h")
     else:
         cheapest = cheapest_instance(catalog, gpu.id, req.pricing, "USD", fx)
         if cheapest is None:

@@ -54,3 +54,22 @@ def test_a_non_nvidia_card_brings_its_software_stack_into_the_comparison(advisor
 def test_an_nvidia_only_comparison_does_not_cite_the_alternative_accelerators(advisor) -> None:
     answer = ask(advisor, "H100 vs A100 for fine-tuning a 13B model, which one?")
     assert all("non-nvidia-accelerators" not in c.id for c in answer.citations)
+
+
+@pytest.mark.parametrize(
+    ("question", "stack"),
+    [
+        ("mi300x or h100 for serving 70b models", "ROCm"),
+        ("MI300X和H100选哪个？主要跑推理", "ROCm"),
+        ("Ascend 910B or H100 for training a 7B model?", "CANN"),
+        ("昇腾910B和A100训13B模型选哪个", "CANN"),
+    ],
+)
+def test_a_non_nvidia_comparison_names_the_vendors_software_stack(advisor, question, stack) -> None:
+    # The stack's sentences are picked by the stack's words: a serving question shares none with "ROCm".
+    answer = ask(advisor, question)
+    assert answer.intent == "compare"
+    text = " ".join(item for b in answer.blocks if b.type == "bullets" for item in b.items)
+    assert stack in text, text
+    quoted = [item for b in answer.blocks if b.type == "bullets" for item in b.items]
+    assert len(quoted) == len(set(quoted)), "a section split into chunks is quoted once"

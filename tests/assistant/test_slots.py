@@ -59,3 +59,86 @@ def test_wan_with_a_budget_word_is_a_cny_budget(text, budget) -> None:
 
 def test_wan_without_a_budget_word_is_no_budget() -> None:
     assert extract_slots("训练40万步要多久", default_catalog()).budget is None
+
+
+# -- issue 7: forms the slot reader used to miss ----------------------------------------------------------
+@pytest.mark.parametrize(("text", "price", "currency"), [
+    ("Our provider charges $1.85/GPU-hr for A100s; at 75% yearly utilization should we buy?", 1.85, "USD"),
+    ("we pay $3.10 per GPU hour on demand", 3.1, "USD"),
+    ("quoted 2.4 USD/GPU-hour for H100", 2.4, "USD"),
+    ("云上租的话 每卡每小时 15 块，自建划算吗", 15, "CNY"),
+    ("这家报价 ¥7.5/卡时，值不值得自己买", 7.5, "CNY"),
+    ("A800 租用 11 元/卡/小时", 11, "CNY"),
+])
+def test_a_quoted_rental_rate_is_a_price_not_a_budget(catalog, text, price, currency):
+    slots = extract_slots(text, catalog)
+    assert slots.cloud_price_per_gpu_hour == pytest.approx(price)
+    assert slots.currency == currency
+    assert slots.budget is None
+    assert slots.gpus is None  # "15 块" is money here, not 15 GPUs
+
+
+def test_a_budget_is_still_a_budget(catalog):
+    slots = extract_slots("We have a $40k budget to fine-tune Llama 3 8B", catalog)
+    assert slots.budget == 4e4 and slots.cloud_price_per_gpu_hour is None
+
+
+@pytest.mark.parametrize(("text", "gpu", "gpus"), [
+    ("16xH100 集群多久能训完", "h100-sxm", 16),
+    ("one node of 8×A800", "a800", 8),
+    ("4x4090 serving a 13B model", "rtx-4090", 4),
+    ("2xL40S enough for SDXL inference?", "l40s", 2),
+    ("we own eight RTX 4090 cards", "rtx-4090", 8),
+    ("fine-tune on two H100s", "h100-sxm", 2),
+    ("twelve A100 GPUs in one pod", "a100-80gb-sxm", 12),
+    ("实验室有四张A100", "a100-80gb-sxm", 4),
+    ("三块4090能不能跑", "rtx-4090", 3),
+    ("renting H100s right now, 8xH100 per job", "h100-sxm", 8),  # the mention that carries the count
+])
+def test_counts_glued_or_in_words(catalog, text, gpu, gpus):
+    slots = extract_slots(text, catalog)
+    assert (slots.gpu, slots.gpus) == (gpu, gpus)
+
+
+@pytest.mark.parametrize("text", ["两台8卡H800训7B要多久", "两台8卡服务器能训多大的模型"])
+def test_machines_of_eight_cards_in_chinese_numerals(catalog, text):
+    slots = extract_slots(text, catalog)
+    assert (slots.nodes, slots.gpus) == (2, 16)
+
+
+def test_a_word_that_is_not_a_count_is_left_alone(catalog):
+    assert extract_slots("one of the H100s keeps falling off the bus", catalog).gpus is None
+
+
+@pytest.mark.parametrize(("text", "users"), [
+    ("serve a 7B assistant to 3,000 daily active users", 3000),
+    ("chat app with 8k DAU, which GPU?", 8000),
+    ("about 40,000 monthly active users", 40000),
+    ("日活三万的客服机器人", 30000),
+    ("五千日活，用什么卡部署", 5000),
+])
+def test_user_counts(catalog, text, users):
+    assert extract_slots(text, catalog).users == users
+
+
+@pytest.mark.parametrize(("text", "params"), [
+    ("部署 DeepSeek-R1-Distill-Qwen-14B 要几张卡", 14),
+    ("serve DeepSeek-R1-Distill-Llama-8B on one L4", 8),
+])
+def test_the_parameter_count_in_a_distilled_name_wins_over_its_prefix(catalog, text, params):
+    slots = extract_slots(text, catalog)
+    assert slots.model is None and slots.params_b == params  # not DeepSeek-V3's 671B
+
+
+@pytest.mark.parametrize(("text", "model"), [
+    ("LoRA on Qwen2.5-14B-Instruct", "qwen2.5-14b"),
+    ("Meta-Llama-3-8B-Instruct 全参微调", "llama-3-8b"),
+    ("DeepSeek-R1 671B 推理需要几台 H20", "deepseek-v3"),
+])
+def test_a_suffix_that_agrees_keeps_the_catalog_entry(catalog, text, model):
+    assert extract_slots(text, catalog).model == model
+
+
+@pytest.mark.parametrize(("text", "gpus"), [("we have eight GPUs, how big a model can we fine-tune?", 8), ("two cards enough for a 7B?", 2)])
+def test_bare_counts_in_words(catalog, text, gpus):
+    assert extract_slots(text, catalog).gpus == gpus

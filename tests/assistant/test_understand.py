@@ -54,3 +54,18 @@ def test_pasted_topology_is_diagnostics(catalog):
 
 def test_requested_language_wins(catalog):
     assert understand("训练到一半断电了怎么办？", catalog, language="en").language == "en"
+
+
+@pytest.mark.parametrize(
+    "text, language",
+    [
+        ("[Rank 5] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=12, OpType=BROADCAST) ran for 600010 ms 咋回事", "zh"),
+        ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB; 4.1 GiB reserved but unallocated 为什么还会爆", "zh"),
+        ("这个报错怎么处理 RuntimeError: CUDA error: device-side assert triggered", "zh"),
+        # English sentences around a log stay English; two Chinese characters in an English sentence do not flip it.
+        ("I keep getting RuntimeError: NCCL error in ProcessGroupNCCL.cpp, unhandled system error. Ideas?", "en"),
+        ("why do I get CUDA error: out of memory when 显存 looks free?", "en"),
+    ],
+)
+def test_a_pasted_error_does_not_outweigh_the_users_own_words(text: str, language: str) -> None:
+    assert detect_language(text) == language

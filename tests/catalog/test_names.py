@@ -20,3 +20,10 @@ def test_named_documents_use_the_same_spellings():
     names = name_index([("card-h100", [normalize("H100 SXM"), normalize("h100")]), ("card-t4", [normalize("T4")])])
     assert named_documents("How fast is the H100 SXM?", names) == {"card-h100"}
     assert named_documents("gpt4 pricing", names) == set()
+
+
+def test_a_count_glued_with_x_precedes_a_gpu_but_not_a_model():
+    names = catalog_names(default_catalog())
+    assert find_all(names.gpu, "8xH100 and 4x4090") == [("h100-sxm", 2, 6), ("rtx-4090", 13, 17)]
+    assert find_all(names.gpu, "box4090") == []  # letters before the name still hide it
+    assert find_all(names.model, "2xQwen-7B") == []

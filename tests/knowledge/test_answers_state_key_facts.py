@@ -47,6 +47,30 @@ CASES = [
     ("INT8 和 FP8 量化在 H100 上哪个好？INT4 量化掉点多吗？", [r"FP8 比 INT8"]),
     ("Our time to first token is terrible with 32k-token prompts. How do we fix it?", [r"(?i)prefix caching", r"prefill"]),
     ("prompt 很长时 TTFT 很高，有什么优化办法？", [r"前缀缓存", r"预填充"]),
+    # FSDP against DeepSpeed: the same ZeRO-3 sharding; native PyTorch against a library, and who offloads to NVMe.
+    ("Should a team pick PyTorch FSDP or DeepSpeed ZeRO-3?", [r"same sharding idea", r"native to PyTorch", r"NVMe"]),
+    ("FSDP 和 DeepSpeed ZeRO-3 有什么区别，该选哪个？", [r"同一种分片思路", r"PyTorch 原生", r"NVMe"]),
+    # FP16 without BF16: loss scaling, clipping, learning rate and warmup, FP32 for the sensitive operations.
+    ("Training in FP16 on V100 GPUs gives NaN losses. What should I change?", [r"loss scaling", r"clipping", r"learning rate", r"FP32"]),
+    ("V100 不支持 BF16，FP16 训练 loss 变成 NaN 怎么办？", [r"loss scaling", r"梯度裁剪", r"学习率", r"FP32"]),
+    # Resuming exactly: the state beyond the weights, down to the sampler position.
+    ("How do I resume training exactly where it stopped after a crash?", [r"RNG states", r"sampler"]),
+    ("断点续训需要保存哪些状态？", [r"随机数", r"sampler", r"学习率调度器"]),
+    # INT4 on a large model: small loss, but checked on your own evaluation before production; FP8 as the alternative.
+    ("Will quantizing a 70B model to INT4 hurt accuracy much?", [r"own evaluation set", r"FP8"]),
+    ("70B 模型量化成 INT4，精度会掉很多吗？", [r"评测集", r"FP8"]),
+    # One failure stops a thousand-GPU job: checkpoints, automatic restart, hot spares, health checks.
+    (
+        "With 1000 GPUs, one GPU failure kills the whole job. How do we make training fault tolerant?",
+        [r"asynchronous checkpoints", r"restart", r"hot spare", r"health checks"],
+    ),
+    ("千卡训练时一张卡坏了整个作业就挂，怎么做容错？", [r"异步 checkpoint", r"自动重启", r"热备节点", r"健康检查"]),
+    # Renting for experiments: the platforms named, compared on price class, billing, reliability and data transfer.
+    ("Lambda vs RunPod vs AutoDL for cheap experiments?", [r"AutoDL", r"RunPod", r"Lambda", r"price class", r"billed", r"reliab", r"egress"]),
+    ("阿里云、AutoDL 和 RunPod 租卡做实验哪个划算？", [r"阿里云", r"AutoDL", r"RunPod", r"价格档次", r"计费", r"可靠性", r"流量|数据进出"]),
+    # InfiniBand NDR acceptance: perftest per port at near line rate, then nccl-tests across nodes.
+    ("How should we acceptance-test a new NDR 400G InfiniBand fabric?", [r"perftest", r"ib_write_bw", r"370-390 Gb/s", r"nccl-tests"]),
+    ("InfiniBand NDR 400G 网络验收怎么测，ib_write_bw 应该跑到多少？", [r"perftest", r"ib_write_bw", r"370-390 Gb/s", r"nccl-tests"]),
 ]
 
 

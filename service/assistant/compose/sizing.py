@@ -69,6 +69,9 @@ def blocks(result: SizingResult, lang: str, catalog: Catalog, *, lead: bool = Tr
     out: list[Block] = [LeadBlock(text=head) if lead else ParagraphBlock(text=head)]
     if result.tool == "recommend":
         out.append(RecommendationBlock(recommendation=recommendation(result, lang, catalog)))
+        weights = fit.plan_weights(result.memory, lang) if result.memory is not None and result.task != "inference" else None
+        if weights:
+            out.append(ParagraphBlock(text=weights))  # why this card: the weights alone, the first number a reader checks
     elif rows:
         out.append(table(rows, lang))
     return out
@@ -129,8 +132,10 @@ def _deadline(r, lang: str, catalog: Catalog) -> Rendered:
 
 def _budget_tokens(r, lang: str, catalog: Catalog) -> Rendered:
     gpu = gpu_name(catalog, r.gpu)
-    head = pick(lang, f"**{r.gpus} × {gpu} for {duration(r.hours, lang)} can train about {big(r.tokens.typical, lang)} tokens** ({big(r.tokens.low, lang)}–{big(r.tokens.high, lang)}).",
-                f"**{r.gpus} 张 {gpu} 在 {duration(r.hours, lang)}内约可训练 {big(r.tokens.typical, lang)} token**（{big(r.tokens.low, lang)}～{big(r.tokens.high, lang)}）。")
+    head = pick(lang, f"**{r.gpus} × {gpu} for {duration(r.hours, lang)} can train about {big(r.tokens.typical, lang)} tokens** ({big(r.tokens.low, lang)}–{big(r.tokens.high, lang)}) "
+                      f"at MFU {pct(r.mfu.typical)} (band {pct(r.mfu.low)}–{pct(r.mfu.high)}).",
+                f"**{r.gpus} 张 {gpu} 在 {duration(r.hours, lang)}内约可训练 {big(r.tokens.typical, lang)} token**（{big(r.tokens.low, lang)}～{big(r.tokens.high, lang)}），"
+                f"典型 MFU {pct(r.mfu.typical)}（区间 {pct(r.mfu.low)}～{pct(r.mfu.high)}）。")
     return head, None
 
 

@@ -23,7 +23,8 @@ def claim_check(ctx: Context) -> Draft:
 
         # "can a 4090 fine-tune Llama 3 8B?" reads like a claim but asks whether it fits: answer that.
         return fit_question(ctx) or _from_knowledge(ctx)
-    return _draft(ctx, claim_checks.check(kind, ctx))
+    finding = claim_checks.check(kind, ctx)
+    return _draft(ctx, finding) if finding is not None else _from_knowledge(ctx)
 
 
 def _draft(ctx: Context, finding: claim_checks.Finding) -> Draft:
@@ -35,7 +36,10 @@ def _draft(ctx: Context, finding: claim_checks.Finding) -> Draft:
         blocks.append(BulletsBlock(items=finding.points))
     if finding.results:
         first = finding.results[0]
-        blocks += [*sizing.blocks(first, ctx.lang, ctx.catalog, lead=False), *warnings(first.work, ctx.lang)]
+        shown = sizing.blocks(first, ctx.lang, ctx.catalog, lead=False)
+        if finding.kind == "decode":
+            shown = shown[1:]  # the serving-memory headline would read as a second verdict; its table (decode speed) stays
+        blocks += [*shown, *warnings(first.work, ctx.lang)]
     blocks += quoted
     return Draft(blocks=blocks, hits=cited, works=[(r.tool, r.work) for r in finding.results[:2]],
                  follow_ups=[say("claim.follow_config", ctx.lang), say("claim.follow_other", ctx.lang)])

@@ -54,13 +54,9 @@ def compare(ctx: Context) -> Draft:
     ratio_text = say("compare.lead", lang, first=first["name"], base=base["name"], compute=num(r["compute"]),
                      bandwidth=num(r["bandwidth"]), memory=num(r["memory"]))
     topics = ["inference", "hardware"] if _serving(ctx) else ["precision", "hardware", "claims", "evaluation-dimensions"]
-    hits = ctx.retrieve(k=3, topics=topics)
-    vendors = {ctx.catalog.gpus[g].vendor for g in ids if g in ctx.catalog.gpus}
-    if vendors - {"nvidia"}:
-        # AMD or Ascend against NVIDIA: the software stack (ROCm, CANN) decides as much as the data sheet does.
-        stack = [h for h in ctx.retrieve(say("queries.accelerator_stack", lang, vendors=" ".join(sorted(vendors))), k=2,
-                                         topics=["hardware", "environment"]) if h not in hits]
-        hits = [*stack[:1], *hits][:3]
+    stack_hits, stack_passages = _software_stack(ctx, ids)
+    stacked = {(h.doc_id, h.heading) for h in stack_hits}  # a long section is several chunks: quote it once
+    hits = [h for h in ctx.retrieve(k=3, topics=topics) if (h.doc_id, h.heading) not in stacked][: 3 - len(stack_hits)]
     draft = Draft(blocks=[], hits=hits, follow_ups=[say("compare.follow_time", lang), say("compare.follow_cost", lang)])
     fit_blocks, fits = _workload_fit(ctx, ids, draft)
     verdict = _verdict(ctx, ids, fits, draft) if len(ids) > 1 else []
@@ -69,9 +65,35 @@ def compare(ctx: Context) -> Draft:
     else:
         draft.blocks = [LeadBlock(text=ratio_text), _spec_table(ctx, specs), *fit_blocks]
     passages = extract.select(ctx.text, [h.text for h in draft.hits], max_points=2, headings=[h.heading for h in draft.hits])
-    quoted, draft.hits = extract.cite(passages, draft.hits, title=say("compare.practice_title", lang))
+    for passage in passages:  # the stack passages come first and cite the stack sections, 1..len(stack_hits)
+        passage.citation += len(stack_hits)
+    quoted, draft.hits = extract.cite([*stack_passages, *passages], [*stack_hits, *draft.hits], title=say("compare.practice_title", lang))
     draft.blocks += quoted
     return draft
+
+
+def _software_stack(ctx: Context, ids: list[str]) -> tuple[list, list[extract.Passage]]:
+    """AMD or Ascend against NVIDIA: the software stack (ROCm, CANN) decides as much as the data sheet does.
+
+    Each non-NVIDIA vendor's stack is searched by its own words (queries.accelerator_stack.<vendor>), and its sentences
+    are picked by those words, not by the question's: "MI300X or H100 for serving?" shares no word with "ROCm", so
+    choosing by the question quoted the section's generic lines (or another vendor's section) and never named the stack.
+    """
+    vendors = sorted({ctx.catalog.gpus[g].vendor for g in ids if g in ctx.catalog.gpus} - {"nvidia"})
+    hits: list = []
+    passages: list[extract.Passage] = []
+    for vendor in vendors:
+        query = say(f"queries.accelerator_stack.{vendor}", ctx.lang)
+        found = [h for h in ctx.retrieve(query, k=3, topics=["hardware", "environment"]) if h not in hits]
+        if not found:
+            continue
+        hits.append(found[0])
+        chosen = extract.select(query, [found[0].text], max_points=3, want_code=False, headings=[found[0].heading])
+        # "The software stack has several layers:" announces a list and says nothing on its own.
+        for passage in [p for p in chosen if not p.text.rstrip().endswith((":", "："))][:2]:
+            passage.citation = len(hits)
+            passages.append(passage)
+    return hits, passages
 
 
 def _spec(ctx: Context, gpu_id: str) -> dict:

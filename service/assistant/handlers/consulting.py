@@ -8,6 +8,8 @@
   deadline and no cluster size, shows cluster sizes against time;
 - budget words steer to PEFT on one card; a user count becomes a concurrency assumption and
   the answer names the serving engines;
+- a question with no model is answered for the asker's typical workload (handlers/archetypes.py:
+  hobbyist, LLM feature in a product, vision training, domestic hardware, small-LLM pre-training);
 each assumption is stated in a notice after the lead.
 """
 
@@ -20,7 +22,7 @@ from service.assistant.compose import fit
 from service.assistant.compose.fmt import big, duration, gib, num, pct
 from service.assistant.handlers.base import Context, Draft
 from service.assistant import claim_checks, followup
-from service.assistant.handlers import serving_load
+from service.assistant.handlers import archetypes, serving_load
 from service.assistant.handlers.purchase import purchase_answer
 from service.assistant.handlers.rental import rental_answer
 from service.assistant.handlers.claims import claim_check
@@ -48,10 +50,14 @@ def consulted(handler: Callable[[Context], Draft]) -> Callable[[Context], Draft]
         answer_with = handler
         if handler is sizing_answer and ctx.understanding.ask in ASK_NEEDS and getattr(s, ASK_NEEDS[ctx.understanding.ask]) is None:
             answer_with = recommend  # the quantity asked for needs an input the user did not give: advise instead
-        if handler is sizing_answer and "own_fit_question" in ctx.understanding.evidence and (s.gpus or 1) > 1:
+        if handler is sizing_answer and "own_fit_question" in ctx.understanding.evidence and (s.gpus or 1) > 1 \
+                and ctx.understanding.ask in (None, "memory", "inference"):  # "how many tokens can we push through": not a fit question
             # "can 2x 4090 LoRA Qwen 14B?", "8 卡 H200 能部署 DeepSeek-V3 吗": when the fit table below cannot decide
             # (a method was named, or nothing fits), a multi-GPU fit question is sized as a configuration on those GPUs.
             answer_with = recommend
+        inferred = archetypes.archetype_answer(ctx, consulted(recommend))
+        if inferred is not None:
+            return inferred  # no model named: the asker's typical workload, stated as an assumption, then sized
         bought = purchase_answer(ctx)
         if bought is not None:
             # "student, $3,000, which card to buy": the purchase within the budget leads; renting follows as the alternative.
@@ -79,7 +85,8 @@ def consulted(handler: Callable[[Context], Draft]) -> Callable[[Context], Draft]
         if notes and draft.clarification is None:
             at = 1 if draft.blocks and draft.blocks[0].type == "lead" else 0
             draft.blocks[at:at] = notes
-        serving_load.replicas_for_throughput(ctx, draft)  # a request rate: copies of the plan its prefill compute needs
+        serving_load.finish_plan(ctx, draft)  # a request rate: copies of the plan; a serving plan: quantisation on its card
+        archetypes.serve_after_tuning(ctx, draft)  # "fine-tune and serve an 8B": the serving half follows the training plan
         return draft
 
     consult_then.__name__ = getattr(handler, "__name__", "consulted")
@@ -289,6 +296,10 @@ def _steer(ctx: Context) -> list:
             notes.append(NoticeBlock(kind="info", text=say(f"consult.relative_unset.{key}", lang)))
     stage = consult.stage(text)
     params = _params(ctx)
+    if s.task in (None, "inference") and not s.weights and _is("serving", text) and _is("fine_tune", text):
+        # "fine-tune an 8B, then serve it to customers": the training plan first; the serving half is appended after it.
+        _set_slots(ctx, task="fine-tune")
+        s = ctx.slots
     serving = s.task == "inference" or (s.task is None and (_is("serving", text) or bool(s.weights)))  # INT4/FP8 weights: serving
     if serving and s.task is None:
         # "H20 部署 DeepSeek 67B 要几张卡": a serving plan, not a training cluster.
@@ -304,9 +315,9 @@ def _steer(ctx: Context) -> list:
     users = consult.users_in(text)
     if serving and users and not s.concurrency:
         concurrent = consult.users_are_concurrent(text)
-        concurrency = users if concurrent else consult.concurrency_for_users(users)
+        share = consult.peak_share(text)
+        concurrency = users if concurrent else consult.concurrency_for_users(users, share)
         _set_slots(ctx, concurrency=concurrency, task="inference")
-        share = 1.0 if concurrent else consult.PEAK_ACTIVE_SHARE
         ctx.record("concurrency-from-users", {"users": users, "peak_active_share": share}, {"concurrency": concurrency})
         notes.append(NoticeBlock(kind="assumption", text=say("consult.users_concurrent", lang, concurrency=f"{concurrency:,}") if concurrent else
                                  say("consult.users", lang, concurrency=concurrency, share=pct(share), users=f"{users:,}")))

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+from service.assistant import cues
+from service.assistant.handlers import archetypes
 from service.assistant.handlers.base import Context, Draft
 from service.assistant.handlers.knowledge import faq
 
@@ -29,10 +31,16 @@ def for_learners(handler: Callable[[Context], Draft]) -> Callable[[Context], Dra
 
     def answer(ctx: Context) -> Draft:
         s = ctx.slots
-        if EVIDENCE not in ctx.understanding.evidence or s.model or s.params_b:
+        if EVIDENCE not in ctx.understanding.evidence or s.model or s.params_b or _choosing_own_card(ctx.text):
             return handler(ctx)
         context = " ".join(part for part in (ctx.understanding.context, SEARCH_WITH["zh" if ctx.lang == "zh" else "en"]) if part)
         return faq(replace(ctx, understanding=ctx.understanding.model_copy(update={"context": context})))
 
     answer.__name__ = getattr(handler, "__name__", "recommend")
     return answer
+
+
+def _choosing_own_card(text: str) -> bool:
+    """"自己玩 Kaggle，买哪张卡": a hobbyist picking a card to own gets the card (handlers/archetypes.py), not renting advice."""
+    return archetypes.archetype_of(text) == "personal" and (cues.matches("market_cues.yaml", "buy", text)
+                                                            or cues.matches("market_cues.yaml", "choose_card", text))

@@ -26,16 +26,21 @@ PCIE_SCALING = 0.7  # share of summed compute a PCIe-only multi-GPU box keeps in
 
 
 def wants_to_buy(text: str) -> bool:
-    return cues.matches("market_cues.yaml", "buy", text) and not cues.matches("market_cues.yaml", "no_buy", text)
+    if cues.matches("market_cues.yaml", "no_buy", text):
+        return False
+    # "hobbyist, $2,000 cap, which GPU should I get?": a person choosing a card for themselves is buying one.
+    return cues.matches("market_cues.yaml", "buy", text) or (cues.matches("market_cues.yaml", "personal", text)
+                                                           and cues.matches("market_cues.yaml", "choose_card", text))
 
 
-def purchase_answer(ctx: Context) -> Draft | None:
+def purchase_answer(ctx: Context, *, for_person: bool = False) -> Draft | None:
+    """`for_person`: the asker is known to be buying for themselves (handlers/archetypes.py: a hobbyist or competitor)."""
     s, lang, text = ctx.slots, ctx.lang, ctx.text
-    if not (s.budget and wants_to_buy(text)) or s.task in ("inference", "pretrain") or s.gpu:
+    if not (s.budget and (for_person or wants_to_buy(text))) or s.task in ("inference", "pretrain") or s.gpu:
         return None
     currency = s.currency or ("CNY" if lang == "zh" else "USD")
     budget_usd = s.budget / DEFAULT_FX_CNY_PER_USD if currency == "CNY" else s.budget
-    personal = cues.matches("market_cues.yaml", "personal", text)
+    personal = for_person or cues.matches("market_cues.yaml", "personal", text)
     # A budget with no model named ("lab, $150k, what should we buy?") is still answerable: size for the workload such
     # buyers typically run, say so, and invite the model for a precise plan, rather than asking first.
     assumed = None if (s.model or s.params_b) else ASSUMED_PARAMS_B["personal" if personal else "server"]
@@ -61,12 +66,14 @@ def purchase_answer(ctx: Context) -> Draft | None:
                 tflops = gpu.dense_tflops("bf16" if gpu.supports_bf16 else "fp16") or 0
                 # Cards without NVLink lose part of their compute to gradient traffic over PCIe.
                 scaling = 1.0 if count == 1 or gpu.scale_up is not None else PCIE_SCALING
-                options.append((rank, -count * tflops * scaling, count * price, gpu, count, price, method, result))
+                # Within the budget first: the slack only keeps a card priced just above it on the table.
+                over = count * price > budget_usd
+                options.append((over, rank, -count * tflops * scaling, count * price, gpu, count, price, method, result))
                 break
     if not options:
         return None
-    options.sort(key=lambda o: o[:3])
-    options = [o[:2] + o[3:] for o in options]
+    options.sort(key=lambda o: o[:4])
+    options = [o[1:3] + o[4:] for o in options]
     rank, _, gpu, count, price, method, result = options[0]
     cost_usd = count * price
     cost = cost_usd * DEFAULT_FX_CNY_PER_USD if currency == "CNY" else cost_usd
@@ -87,9 +94,22 @@ def purchase_answer(ctx: Context) -> Draft | None:
         total = o[3] * o[4] * (DEFAULT_FX_CNY_PER_USD if currency == "CNY" else 1)
         rows.append([TableCell(text=f"{o[3]} × {o[2].name}"), TableCell(text=money(total, currency), value=total),
                      TableCell(text=label[o[5]]), TableCell(text=gib(o[6].per_gpu.total_gib), value=o[6].per_gpu.total_gib)])
-    blocks = [LeadBlock(text=lead), TableBlock(columns=columns, rows=rows),
+    blocks = [LeadBlock(text=lead), *_why_not_full(ctx, model_ref, method, gpu, count, model, methods), TableBlock(columns=columns, rows=rows),
               NoticeBlock(kind="assumption", text=say("purchase.prices", lang)),
               *([NoticeBlock(kind="assumption", text=say("purchase.assumed_workload", lang, params=num(assumed)))] if assumed else []),
               ParagraphBlock(text=say("purchase.personal" if personal else "purchase.server", lang))]
     return Draft(blocks=blocks, hits=ctx.retrieve(k=2, topics=["peft", "memory"]), works=[(result.tool, result.work)],
                  follow_ups=[say("consulting.follow_fine_tune_time", lang), say("cloud.follow_up_break_even", lang)])
+
+
+def _why_not_full(ctx: Context, model_ref: dict, method: str, gpu, count: int, model: str, methods: tuple) -> list:
+    """A fine-tuning budget that only buys LoRA/QLoRA: say so, with what full fine-tuning would need on the same cards."""
+    if method == "full" or "full" not in methods:
+        return []
+    payload = {**model_ref, "task": "fine-tune", "method": "full", "gpu": gpu.id, "gpus": count, "recompute": "full",
+               **({"sharding": "zero3"} if count > 1 else {})}
+    full, _ = ctx.try_run("training-memory", payload)
+    if full is None:
+        return []
+    return [ParagraphBlock(text=say("purchase.method_why", ctx.lang, model=model, need=num(full.per_gpu.total_gib), gpus=count, gpu=gpu.name,
+                                    have=num(full.gpu_memory_gib), method=say(f"consult.method.{method}", ctx.lang)))]

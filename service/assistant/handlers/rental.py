@@ -18,7 +18,7 @@ from service.assistant.compose.fmt import money, num
 from service.assistant.compose.work import warnings
 from service.assistant.handlers.base import Context, Draft
 from service.assistant.messages import say
-from service.contract import LeadBlock, NoticeBlock, ParagraphBlock
+from service.contract import LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
 
 I = re.IGNORECASE
 DEFAULT_GPU = "h100-sxm"
@@ -78,8 +78,54 @@ def hours_a_day(text: str) -> float | None:
     return value if 0 < value <= 24 else None
 
 
+BUDGET_GPUS = ("h100-sxm", "a100-80gb-sxm", "l40s", "l4")  # one card per class, largest first: what a budget rents
+NODE_GPUS = 8
+
+
+def budget_hours_answer(ctx: Context) -> Draft | None:
+    """"What if we go cloud with the same budget?": the budget as GPU-hours at the catalog's cheapest on-demand prices."""
+    s, lang, text = ctx.slots, ctx.lang, ctx.text
+    if not s.budget or not (_cue("rent", text) and _cue("same_budget", text)) or period_days(text) is not None:
+        return None
+    currency = s.currency or ("CNY" if lang == "zh" else "USD")
+    rows, first = [], None
+    for gpu_id in ((s.gpu,) if s.gpu else ()) + tuple(g for g in BUDGET_GPUS if g != s.gpu):
+        result, _ = ctx.try_run("cost", {"gpu_hours": 1.0, "gpu": gpu_id, "gpus": 1, "currency": currency})
+        if result is None or result.cheapest is None:
+            continue
+        per_hour = result.cheapest.price.price_per_gpu_hour
+        hours = s.budget / per_hour
+        days = hours / NODE_GPUS / 24
+        ctx.record("gpu-hours-in-budget", {"budget": s.budget, "currency": currency, "price_per_gpu_hour": per_hour, "gpus_per_node": NODE_GPUS},
+                   {"gpu_hours": hours, "node_days": days})
+        rows.append((ctx.catalog.gpus[gpu_id].name, per_hour, hours, days, result))
+        first = first or rows[-1]
+    if first is None:
+        return None
+    name, per_hour, hours, days, result = first
+    spent, _ = ctx.try_run("cost", {"gpu_hours": hours, "gpu": result.cheapest.price.gpu, "gpus": 1, "currency": currency})
+    result = spent if spent is not None and spent.cheapest is not None else result  # the work shown: the budget's hours priced back
+    c = result.cheapest.price
+    columns = [TableColumn(key="gpu", label=say("rental.col_gpu", lang)),
+               TableColumn(key="price", label=say("rental.col_price", lang), align="right"),
+               TableColumn(key="hours", label=say("rental.col_hours", lang), align="right"),
+               TableColumn(key="days", label=say("rental.col_node_days", lang, n=NODE_GPUS), align="right")]
+    table = [[TableCell(text=g), TableCell(text=money(p, result.currency), value=p), TableCell(text=f"{h:,.0f}", value=h),
+              TableCell(text=num(d), value=d)] for g, p, h, d, _ in rows]
+    blocks = [LeadBlock(text=say("rental.budget_lead", lang, budget=money(s.budget, currency), hours=f"{hours:,.0f}", gpu=name,
+                                 price=money(per_hour, result.currency), days=num(days), n=NODE_GPUS)),
+              TableBlock(columns=columns, rows=table),
+              NoticeBlock(kind="info", text=say("rental.listed", lang, instance=c.name, provider=c.provider, region=c.region, as_of=c.as_of)),
+              ParagraphBlock(text=say("rental.budget_advice", lang))]
+    return Draft(blocks=blocks, hits=ctx.retrieve(k=2, topics=["cost", "spot"]), works=[(result.tool, result.work)],
+                 follow_ups=[say("cloud.follow_up_spot", lang), say("workload.follow_utilization_90", lang)])
+
+
 def rental_answer(ctx: Context) -> Draft | None:
     """A rental bill for a period, when the question names one (a month, a year, N days) and asks about renting or cost."""
+    budgeted = budget_hours_answer(ctx)
+    if budgeted is not None:
+        return budgeted
     s, lang, text = ctx.slots, ctx.lang, ctx.text
     days = period_days(text)
     platform = platform_in(text)

@@ -6,18 +6,22 @@
   concurrency then sizes the KV cache in the plan.
 - `ttft_answer(ctx)`: "TTFT under 2 s for a 32k prompt" is a question about prefill time: the
   inference tool's prefill seconds on the named GPUs, against the target.
+- `serving_options(ctx, result)` / `finish_plan(ctx, draft)`: every serving plan names the engine (continuous
+  batching, paged KV cache) and the quantisation options with the weights' size in each format on the card chosen.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 
 from service.assistant.compose.fmt import num
 from service.assistant.compose.sizing import model_name
 from service.assistant.handlers.base import Context, Draft
 from service.assistant.messages import say
 from service.contract import LeadBlock, ParagraphBlock
+from service.errors import InputError
 
 I = re.IGNORECASE
 DEFAULT_GPU = "h100-sxm"
@@ -28,12 +32,22 @@ QPS = [re.compile(rf"{_N}\s*(?:qps|rps|req(?:uest)?s?\s*(?:/\s*s(?:ec)?\b|per\s+
        re.compile(rf"每秒\s*(?:钟)?\s*(?:大约|约)?\s*{_N}\s*(?:个|次)?\s*(?:请求|调用|查询)", I)]
 PROMPT = [re.compile(rf"{_N}\s*(k)?\s*(?:个)?\s*-?\s*tokens?\s*(?:的)?\s*(?:长)?(?:documents?|texts?|contexts?|文档|文本|上下文|提示词?|prompt|输入)", I),
           re.compile(rf"(?:prompts?|inputs?|输入|提示词?)\s*(?:of|are|is|=|为|是|长度|约|大约|about|around|~|:|：)?\s*(?:about|around|~|约)?\s*{_N}\s*(k)?", I),
-          re.compile(rf"{_N}\s*(k)?\s*-?\s*(?:tokens?\s+(?:of\s+)?)?(?:prompt|input)|{_N}\s*(k)?\s*(?:个)?\s*token\s*(?:的)?\s*(?:输入|提示)", I)]
+          re.compile(rf"{_N}\s*(k)?\s*-?\s*(?:tokens?\s+(?:of\s+)?)?(?:prompt|input)|{_N}\s*(k)?\s*(?:个)?\s*token\s*(?:的)?\s*(?:输入|提示)", I),
+          re.compile(rf"{_N}\s*(k)?\s*(?:的)?\s*(?:提示词?|输入)", I)]  # "8k 提示词", "32k 的输入"
 OUTPUT = [re.compile(rf"(?:outputs?|generat\w*|completions?|responses?|answers?|输出|生成|回答)\s*(?:of|are|is|=|为|是|长度|约|大约|about|around|~|:|：)?\s*(?:about|around|~|约)?\s*{_N}\s*(k)?", I),
           re.compile(rf"{_N}\s*(k)?\s*-?\s*(?:tokens?\s+(?:of\s+)?)?(?:output|generated|completion|response)|{_N}\s*(k)?\s*(?:个)?\s*token\s*(?:的)?\s*(?:输出|生成|回答)", I)]
 TTFT = re.compile(r"time[- ]to[- ]first[- ]token|\bttft\b|first[- ]token|首\s*token|首字|首包|prefill", I)
 SECONDS = re.compile(rf"{_N}\s*(?:s\b|sec(?:ond)?s?\b|秒)", I)
 MILLISECONDS = re.compile(rf"{_N}\s*(?:ms\b|毫秒)", I)
+
+
+BATCH = re.compile(r"(?:batch(?:[\s_-]*size)?|批(?:大小|量)?|并发(?:数)?)\s*(?:=|:|：|为|是|of)?\s*(\d{1,5})(?!\d)|(\d{1,5})\s*(?:个|路)?\s*(?:sequences|序列|并发)", re.I)
+
+
+def batch_in(text: str) -> int | None:
+    """"batch 16", "16 sequences": how many sequences share the KV cache when the slots hold no concurrency."""
+    m = BATCH.search(text)
+    return int(m.group(1) or m.group(2)) if m else None
 
 
 def _first(patterns: list[re.Pattern], text: str) -> float | None:
@@ -125,9 +139,13 @@ def ttft_answer(ctx: Context) -> Draft | None:
     prompt = prompt or s.context_len or s.seq_len
     if not prompt:
         return None
-    gpu_id, gpus = s.gpu or DEFAULT_GPU, s.gpus or 1
-    result, _ = ctx.try_run("inference", {**_model_ref(ctx), "gpu": gpu_id, "gpus": gpus, "concurrency": 1, "context_len": prompt + 512,
-                                          "prompt_tokens": prompt, "weights": s.weights})
+    gpu_id = s.gpu or DEFAULT_GPU
+    for gpus in ([s.gpus] if s.gpus else [1, 2, 4, 8]):
+        # No GPU count given: the fewest GPUs (tensor parallel) that hold the model, as a deployment would use.
+        result, _ = ctx.try_run("inference", {**_model_ref(ctx), "gpu": gpu_id, "gpus": gpus, "concurrency": 1, "context_len": prompt + 512,
+                                              "prompt_tokens": prompt, "weights": s.weights})
+        if result is None or result.fit != "does_not_fit":
+            break
     if result is None or result.prefill_seconds is None:
         return None
     gpu = ctx.catalog.gpus[gpu_id].name
@@ -176,3 +194,87 @@ def replicas_for_throughput(ctx: Context, draft: Draft) -> None:
     key = "serving_load.replicas_one" if replicas == 1 else "serving_load.replicas"
     draft.blocks.insert(1, ParagraphBlock(text=say(key, ctx.lang, gpu=gpu.name, needed=num(needed), replicas=replicas, per=per_replica,
                                                    total=replicas * per_replica)))
+
+
+WEIGHT_FORMATS = (("bf16", 2.0), ("fp8", 1.0), ("int8", 1.0), ("int4", 0.5))
+
+
+def _total_params(ctx: Context, model: str | None = None) -> float | None:
+    s = ctx.slots
+    entry = ctx.catalog.models.get(model or s.model or "")
+    if entry is not None:
+        return entry.params
+    return s.params_b * 1e9 if s.params_b else None
+
+
+def quantisation(ctx: Context, gpu_id: str | None, model: str | None = None) -> ParagraphBlock | None:
+    """Weights at BF16 / FP8 / INT8 / INT4 (AWQ, GPTQ) and whether the chosen card runs FP8 natively (Hopper, Ada and newer)."""
+    params = _total_params(ctx, model)
+    gpu = ctx.catalog.gpus.get(gpu_id or "")
+    if params is None:
+        return None
+    sizes = {fmt: params * per / 1e9 for fmt, per in WEIGHT_FORMATS}
+    ctx.record("weights-by-format", {"params": params, "bytes_per_param": dict(WEIGHT_FORMATS)}, {f"{fmt}_gb": gb for fmt, gb in sizes.items()})
+    text = say("sizing_expert.quant_options", ctx.lang, **{fmt: num(gb) for fmt, gb in sizes.items()})
+    if gpu is not None:
+        key = "sizing_expert.quant_fp8_native" if gpu.supports_fp8 else "sizing_expert.quant_no_fp8"
+        text += " " + say(key, ctx.lang, gpu=gpu.name, arch=gpu.architecture)
+    return ParagraphBlock(text=text)
+
+
+def serving_options(ctx: Context, result) -> list:
+    """For a serving calculation: the engine to run it with, then the quantisation options on its card."""
+    if not (ctx.slots.model or ctx.slots.params_b):
+        return []
+    block = quantisation(ctx, result.gpu, result.model)
+    return [ParagraphBlock(text=say("consult.serving_stack", ctx.lang)), *([block] if block else [])]
+
+
+def finish_plan(ctx: Context, draft: Draft) -> None:
+    """After any plan: replicas for a request rate; for a serving plan, the quantisation options on the card chosen
+    (and the engine, when the notes did not name it)."""
+    replicas_for_throughput(ctx, draft)
+    _drop_repeats(draft)
+    rec = draft.recommendation
+    if not rec or rec.get("task") != "inference":
+        return
+    configuration = rec["recommended"]["configuration"]
+    block = quantisation(ctx, configuration["gpu"])
+    if block is None:
+        return
+    if not any("vLLM" in getattr(b, "text", "") for b in draft.blocks):
+        draft.blocks.append(ParagraphBlock(text=say("consult.serving_stack", ctx.lang)))
+    draft.blocks.append(block)
+
+
+def _drop_repeats(draft: Draft) -> None:
+    """A handler and the consulting notes may both name the serving engines: say each paragraph once."""
+    seen: set[str] = set()
+    kept = []
+    for block in draft.blocks:
+        if isinstance(block, ParagraphBlock):
+            if block.text in seen:
+                continue
+            seen.add(block.text)
+        kept.append(block)
+    draft.blocks[:] = kept
+
+
+def serving_plan(ctx: Context, single, recommend: Callable[[Context], Draft]) -> Draft | None:
+    """A serving load with no GPU count, or more than one named card holds: the plan (which card, how many, tensor parallel)
+    is the answer; the one-GPU figure stays in the work. None when no single-node plan holds it (the caller answers as before)."""
+    try:
+        plan = recommend(ctx)
+    except InputError:
+        return None
+    if plan.clarification is not None:
+        return None
+    total = single.weights_gib + single.kv_total_gib
+    ctx.record("serving-memory-total", {"weights_gib": single.weights_gib, "kv_total_gib": single.kv_total_gib}, {"total_gib": total,
+                                                                                                                "total_gb": total * 2**30 / 1e9})
+    at = 1 if plan.blocks and plan.blocks[0].type == "lead" else 0
+    plan.blocks.insert(at, ParagraphBlock(text=say("sizing_expert.serving_total", ctx.lang, weights=num(single.weights_gib), kv=num(single.kv_total_gib),
+                                                   sequences=f"{single.concurrency:,}", context=f"{single.context_len:,}", total=num(total),
+                                                   total_gb=num(total * 2**30 / 1e9))))
+    plan.works.append((single.tool, single.work))
+    return plan

@@ -14,8 +14,8 @@ from service.assistant.compose.fmt import num
 from service.assistant.handlers.base import Context, Draft
 from service.assistant.handlers.knowledge import faq
 from service.assistant.messages import say
-from service.assistant.spec_facts import asked_attributes, facts
-from service.contract import LeadBlock, NoticeBlock, TableBlock, TableCell, TableColumn
+from service.assistant.spec_facts import asked_attributes, export_pair, facts
+from service.contract import LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
 from service.retrieval.cards import gpu_card_id
 
 MAX_GPUS = 3
@@ -44,6 +44,9 @@ def spec(ctx: Context) -> Draft:
     blocks = [LeadBlock(text=" ".join(leads)), TableBlock(columns=columns, rows=rows)]
     if "compute" in attributes:
         blocks.append(NoticeBlock(kind="info", text=say("spec.note_dense", lang)))
+    contrast = _export_contrast(ctx, gpu_ids, attributes)
+    if contrast is not None:
+        blocks.insert(1, contrast)
     first = ctx.catalog.gpus[gpu_ids[0]]
     named = [ctx.catalog.gpus[g] for g in gpu_ids]
     # One notice for every entry shown, dated by the oldest check: the figures are no fresher than that.
@@ -53,6 +56,20 @@ def spec(ctx: Context) -> Draft:
     hits = _cards(ctx, gpu_ids)
     return Draft(blocks=blocks, hits=hits, follow_ups=[say("spec.follow_compare", lang, gpu=first.name),
                                                        say("spec.follow_fit", lang, gpu=first.name, memory=num(first.memory_gb))])
+
+
+def _export_contrast(ctx: Context, gpu_ids: list[str], attributes: list[str]) -> ParagraphBlock | None:
+    """An export variant's link (H800, A800) means little alone: the card it was cut from, for contrast, and that compute is the same."""
+    pair = export_pair(gpu_ids, ctx.catalog) if "nvlink" in attributes else None
+    if pair is None or pair[1].id in gpu_ids:
+        return None
+    variant, base = pair
+    tf = base.dense_tflops("bf16")
+    ctx.record("catalog-lookup", {"gpu": base.id, "contrast_with": variant.id},
+               {"nvlink_gbps_bidir": base.scale_up.bandwidth_gbps_bidir, "bf16_dense_tflops": tf, "memory_bandwidth_gbps": base.memory_bandwidth_gbps})
+    return ParagraphBlock(text=say("sizing_expert.spec_export_contrast", ctx.lang, base=base.name, link_b=base.scale_up.name,
+                                   nv_b=num(base.scale_up.bandwidth_gbps_bidir), variant=variant.name, nv_v=num(variant.scale_up.bandwidth_gbps_bidir),
+                                   tf=num(tf)))
 
 
 def _cards(ctx: Context, gpu_ids: list[str]) -> list:

@@ -8,6 +8,7 @@ from service.assistant.compose import extract, fit, sizing
 from service.assistant.compose.fmt import money, num
 from service.assistant.compose.work import assumptions, warnings
 from service.assistant.handlers.base import Context, Draft
+from service.assistant.handlers import serving_load
 from service.assistant import consult, cues
 from service.assistant.handlers.knowledge import faq
 from service.assistant.handlers.rental import rental_answer
@@ -123,8 +124,10 @@ def _model_ref(ctx: Context) -> dict:
 
 
 def _memory(ctx: Context) -> Draft:
-    if ctx.slots.task == "inference":
-        return _inference(ctx)
+    if ctx.slots.task == "inference" or KV_QUESTION.search(ctx.text):
+        return _inference(ctx)  # "KV cache of a 70B at 32k, batch 16": a serving-memory question, not a training one
+    if ctx.slots.budget and TOKENS_QUESTION.search(ctx.text):
+        return _tokens_budget(ctx)  # "$30k of credits: how many tokens can we afford": tokens in the GPU-hours the money buys
     missing = _need_model(ctx)
     if missing:
         return missing
@@ -149,6 +152,10 @@ def _time(ctx: Context) -> Draft:
     if missing:
         return missing
     s = ctx.slots
+    if CHECKPOINT.search(ctx.text) and not (s.tokens or s.samples):
+        return _checkpoint(ctx)  # "how long does saving the checkpoint take": the checkpoint tool, not a training run
+    if FLOPS_QUESTION.search(ctx.text) and (s.tokens or s.samples):
+        return _compute(ctx)  # "how many FLOPs in all, and GPU-hours on H100": the compute, then the time on the GPU named
     notes: list[str | NoticeBlock] = []
     tokens = s.tokens
     if tokens is None and s.samples is None:
@@ -204,9 +211,19 @@ def _tokens_budget(ctx: Context) -> Draft:
     if missing:
         return missing
     s = ctx.slots
-    result = ctx.run("tokens-in-budget", {**_model_ref(ctx), "gpu": s.gpu or DEFAULT_GPU, "gpus": s.gpus or 8, "hours": s.deadline_hours or 24.0,
-                                          "seq_len": s.seq_len, "precision": s.precision})
-    return _finish(ctx, result, topics=["utilization"])
+    gpu, gpus, hours, notes = s.gpu or DEFAULT_GPU, s.gpus or 8, s.deadline_hours or 24.0, []
+    if s.budget and not s.deadline_hours:
+        # A money budget: the hours it buys on the cheapest listed instance of that GPU, then the tokens in those hours.
+        price = ctx.run("cost", {"gpu_hours": gpus, "gpu": gpu, "gpus": gpus, "currency": _currency(ctx)})
+        if price.cheapest:
+            per_hour = price.cheapest.price.price_per_gpu_hour
+            hours = s.budget / (per_hour * gpus)
+            ctx.record("budget-to-hours", {"budget": s.budget, "price_per_gpu_hour": per_hour, "gpus": gpus},
+                       {"gpu_hours": s.budget / per_hour, "hours": hours})
+            notes.append(say("sizing_expert.budget_hours", ctx.lang, budget=money(s.budget, _currency(ctx)), price=money(per_hour, _currency(ctx)),
+                             instance=price.cheapest.price.name, gpu_hours=num(s.budget / per_hour), gpus=gpus, hours=num(hours)))
+    result = ctx.run("tokens-in-budget", {**_model_ref(ctx), "gpu": gpu, "gpus": gpus, "hours": hours, "seq_len": s.seq_len, "precision": s.precision})
+    return _finish(ctx, result, notes=notes, topics=["utilization", "cost"])
 
 
 def _inference(ctx: Context) -> Draft:
@@ -214,13 +231,22 @@ def _inference(ctx: Context) -> Draft:
     if missing:
         return missing
     s = ctx.slots
-    result = ctx.run("inference", {**_model_ref(ctx), "gpu": s.gpu, "gpus": s.gpus or 1, "concurrency": s.concurrency or 1, "context_len": s.context_len or s.seq_len,
+    concurrency = s.concurrency or serving_load.batch_in(ctx.text) or 1
+    result = ctx.run("inference", {**_model_ref(ctx), "gpu": s.gpu, "gpus": s.gpus or 1, "concurrency": concurrency, "context_len": s.context_len or s.seq_len,
                                    "weights": s.weights or (s.precision if s.precision in ("fp16", "bf16", "fp8") else None)})
+    if s.task == "inference" and s.gpus is None and (s.gpu is None or result.fit == "does_not_fit") and not KV_QUESTION.search(ctx.text):
+        plan = serving_load.serving_plan(ctx, result, recommend)
+        if plan is not None:
+            return plan
     draft = _finish(ctx, result, topics=["inference"])
     extra = [block for block in [fit.kv_formula(ctx, result)] if block is not None]
+    if KV_QUESTION.search(ctx.text):
+        extra.append(fit.kv_total(ctx, result))  # the total for the context (and batch) asked about, in GB
     if extra and KV_QUESTION.search(ctx.text) and draft.blocks and draft.blocks[0].type == "lead":
         # "KV cache per token?": the formula with the model's own shape is the answer; the serving total follows.
         draft.blocks[0], extra[0] = LeadBlock(text=extra[0].text), ParagraphBlock(text=draft.blocks[0].text)
+    if not KV_QUESTION.search(ctx.text) or s.task == "inference":
+        extra += serving_load.serving_options(ctx, result)  # engine and quantisation for a serving plan
     if result.fit is not None:
         extra += fit.remedies(ctx, result, "inference", {**_model_ref(ctx), "gpus": s.gpus or 1, "concurrency": s.concurrency or 1,
                                                         "context_len": s.context_len or s.seq_len, "weights": result.weights_format})
@@ -230,11 +256,16 @@ def _inference(ctx: Context) -> Draft:
 
 RENT_NOT_BUY = re.compile(r"不想买|不买|不购置|不自建|without buying|(?:don'?t|do not) (?:want to )?buy|rather rent|which gpus? (?:should|to|do) (?:we|i) rent|"
                           r"租(?:什么|哪|用什么)", re.I)
+FLOPS_QUESTION = re.compile(r"flops|算力需求|计算量|多少次(?:浮点)?运算", re.I)
+TOKENS_QUESTION = re.compile(r"how many tokens|多少\s*(?:个)?\s*token|tokens? (?:can|could) we", re.I)
+CHECKPOINT = re.compile(r"checkpoint|ckpt|检查点|存档", re.I)
 KV_QUESTION = re.compile(r"kv[ _-]?cache|\bkv\b|键值缓存", re.I)
 
 
 def _cost(ctx: Context) -> Draft:
     s = ctx.slots
+    if s.budget and (s.model or s.params_b) and not s.tokens and TOKENS_QUESTION.search(ctx.text):
+        return _tokens_budget(ctx)  # the money is given; the question is what it buys
     if s.gpu_hours:
         result = ctx.run("cost", {"gpu_hours": s.gpu_hours, "gpu": s.gpu, "gpus": 8, "currency": _currency(ctx)})
         draft = _finish(ctx, result, topics=["cost", "spot"])
@@ -344,8 +375,14 @@ def _break_even_blocks(ctx: Context) -> tuple:
         notes.append(say("workload.assumed_gpu", ctx.lang))
     if s.yearly_utilization is None:
         notes.append(say("workload.assumed_utilization", ctx.lang))
-    result = ctx.run("break-even", {"gpu": s.gpu or DEFAULT_GPU, "gpus": s.gpus or 8, "utilization": s.yearly_utilization or 0.6, "currency": _currency(ctx)})
-    return result, [*sizing.blocks(result, ctx.lang, ctx.catalog), *assumptions(notes), *warnings(result.work, ctx.lang)]
+    payload = {"gpu": s.gpu or DEFAULT_GPU, "gpus": s.gpus or 8, "utilization": s.yearly_utilization or 0.6, "currency": _currency(ctx)}
+    if s.cloud_price_per_gpu_hour:
+        # "we rent at $2.5/GPU-hr": the user's rate, in the currency they quoted it in, replaces the catalog's cheapest instance.
+        payload |= {"cloud_price_per_gpu_hour": s.cloud_price_per_gpu_hour, "cloud_price_currency": s.currency or _currency(ctx)}
+    result = ctx.run("break-even", payload)
+    quoted = [NoticeBlock(kind="info", text=say("workload.user_price", ctx.lang, price=money(result.cloud_price_per_gpu_hour, result.currency)))] \
+        if s.cloud_price_per_gpu_hour else []
+    return result, [*sizing.blocks(result, ctx.lang, ctx.catalog), *quoted, *assumptions(notes), *warnings(result.work, ctx.lang)]
 
 
 def _break_even(ctx: Context) -> Draft:

@@ -60,3 +60,24 @@ def test_quantised_weights_on_several_cards_are_a_serving_fit(advisor) -> None:
     assert lead(answer).lstrip("*").startswith("能")
     inference = next(c for c in answer.tool_calls if c.tool == "inference")
     assert inference.input["gpus"] == 3 and inference.input["weights"] == "int4"
+
+
+def test_a_large_model_fit_answer_states_the_whole_weights_in_16_bit(advisor) -> None:
+    answer = ask(advisor, "Could we LoRA fine-tune Qwen2-72B on 8x RTX 4090?")
+    size = next(c for c in answer.tool_calls if c.tool == "weights-size" and "params" in c.input).output
+    assert 140 < size["weights_gb"] < 150
+    assert "Weights alone in BF16" in answer.answer
+
+
+def test_a_qlora_fit_answer_states_the_4_bit_weights(advisor) -> None:
+    answer = ask(advisor, "一张 L40S 能 QLoRA 微调 Qwen2-72B 吗？")
+    size = next(c for c in answer.tool_calls if c.tool == "weights-size" and "nf4_weights_bytes" in c.input).output
+    assert 30 < size["weights_gb"] < 45
+    assert "4 位（NF4）" in answer.answer
+
+
+def test_a_training_plan_states_the_weights_it_has_to_hold(advisor) -> None:
+    answer = ask(advisor, "Which single card should we rent to QLoRA fine-tune Llama-2-70B?")
+    assert answer.recommendation and answer.recommendation["method"] == "qlora"
+    line = next(b.text for b in answer.blocks if b.type == "paragraph" and b.text.startswith("Weights in this plan"))
+    assert "4-bit (NF4)" in line and "GB" in line

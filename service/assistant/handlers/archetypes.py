@@ -1,0 +1,272 @@
+"""Recommendations for questions that name no model: infer the typical workload from who is asking.
+
+"Kaggle, CV plus a small LLM, which GPU?", "customer-service bot for 20k daily users", "BEV perception training in
+production", "国产化要求", "$2M to pre-train a small LLM": a consultant does not answer these with "which model?".
+The asker's archetype (service/assistant/workload_archetypes.yaml, checked in file order) maps to a workload that
+is stated to the user as an assumption and then sized with the same tools as any other question:
+
+- personal: one 24 GB consumer card (training-memory for LoRA and QLoRA of an assumed 8B model on it);
+- llm_product: an assumed 8B instruct model served (the consulted recommendation: users -> concurrency,
+  serving engines, quantisation);
+- vision: an 8-GPU A100/H100 80 GB node, an entry of one or two 48 GB/24 GB cards, storage and data loading first;
+- domestic: Ascend 910B from the catalog, with the CANN / torch_npu / MindSpore notes from the knowledge base;
+- pretrain_small: compute-optimal tokens for the model (or an assumed 7B), GPUs a budget buys or rents, and time.
+The clarifying question stays for questions that give nothing to go on ("how many GPUs do I need?").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import yaml
+
+from service.assistant import consult, cues
+from service.assistant.compose import extract
+from service.assistant.compose.fmt import big, duration, gib, money, num
+from service.assistant.handlers.base import Context, Draft
+from service.assistant.handlers.purchase import purchase_answer
+from service.assistant.messages import say
+from service.contract import BulletsBlock, LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
+from service.sizing.cost import CAPEX_PER_GPU_USD, DEFAULT_FX_CNY_PER_USD
+
+FILE = "workload_archetypes.yaml"
+ORDER = tuple(yaml.safe_load((cues.DIRECTORY / FILE).read_text(encoding="utf-8")))  # the file's order is the priority
+PERSONAL_CARDS = ("rtx-4090", "rtx-3090")  # 24 GB consumer cards sold retail
+PERSONAL_PARAMS_B = 8.0  # a small LLM a hobbyist fine-tunes: the 7-8B class (Llama 3.1 8B, Qwen2.5 7B)
+PERSONAL_MAX_PARAMS = 15e9  # LoRA/QLoRA of up to the 13-14B class fits one 24 GB card
+PRODUCT_MODEL = "llama-3.1-8b"  # an 8B instruct model, the usual first choice for a product feature
+PRODUCT_CARDS = ("l4", "a10", "rtx-4090", "l40s", "h100-sxm")
+VISION_NODE = ("a100-80gb-sxm", "h100-sxm")
+VISION_ENTRY = ("l40s", "rtx-4090")
+NODE_GPUS = 8
+PRETRAIN_GPU = "h100-sxm"
+PRETRAIN_ASSUMED_B = 7.0  # "a small LLM from scratch": the smallest size teams usually mean
+
+
+def archetype_of(text: str) -> str | None:
+    return next((name for name in ORDER if cues.matches(FILE, name, text)), None)
+
+
+def archetype_answer(ctx: Context, serve: Callable[[Context], Draft]) -> Draft | None:
+    """A draft for a question with no model named whose asker fits an archetype; None otherwise.
+
+    `serve` is the consulted recommendation, used once an assumed model is in the slots."""
+    s = ctx.slots
+    kind = archetype_of(ctx.text)
+    if (kind == "pretrain_small" or s.task == "pretrain") and ctx.understanding.ask is None and not consult.cue("fine_tune", ctx.text):
+        # A configuration to choose; a sizing ask ("how many tokens does $50k buy?") is the calculator's, and a mix of
+        # mostly fine-tuning with some pre-training is a fine-tuning purchase (handlers/purchase.py).
+        if kind == "domestic" and not s.gpu:
+            _set_slots(ctx, gpu="ascend-910b")  # the requirement decides the card the budget is spent on
+        return pretrain_budget(ctx)
+    if kind == "personal" and not s.budget and not s.gpu and s.task in (None, "fine-tune") and _small_named(ctx) and \
+            cues.matches("market_cues.yaml", "buy", ctx.text) | cues.matches("market_cues.yaml", "choose_card", ctx.text):
+        return _personal(ctx)  # "a student building a box for 7B LoRA, which card?": the 24 GB card, checked for that model
+    if kind == "domestic" and (s.model or s.params_b) and not s.gpu and "ascend-910b" in ctx.catalog.gpus:
+        _set_slots(ctx, gpu="ascend-910b")  # a named model under a domestic-hardware rule: sized on the Ascend card
+        return None
+    if kind is None or s.model or s.params_b:
+        return None
+    if kind != "llm_product" and ((s.gpus or 1) > 1 or s.nodes):  # "一张卡" (one card) is what a personal buyer asks for
+        return None  # "we have 4 × 4090 for detection training": a question about hardware they own, not what to get
+    if kind == "personal":
+        # With a budget the purchase plan answers (handlers/purchase.py), which already sizes a typical personal workload.
+        return (purchase_answer(ctx, for_person=True) if s.budget else None) or _personal(ctx)
+    if kind == "llm_product":
+        if consult.cue("fine_tune", ctx.text) and consult.users_in(ctx.text) is None and not s.concurrency:
+            # "fine-tune our support bot": what is tuned decides the hardware (8B LoRA on one card, 70B on a node), and
+            # nothing says how big it must be; serving a feature to N users starts from the usual 8B instead.
+            return None
+        return _product(ctx, serve)
+    if kind == "vision":
+        return _vision(ctx)
+    if kind == "domestic":
+        return _domestic(ctx)
+    return None
+
+
+def _set_slots(ctx: Context, **values) -> None:
+    ctx.understanding = ctx.understanding.model_copy(update={"slots": ctx.slots.model_copy(update=values)})
+
+
+def _cited(ctx: Context, query: str, topics: list[str], title_key: str, k: int = 3) -> tuple[list, list]:
+    """Knowledge passages for the archetype, quoted with their citations."""
+    hits = ctx.retrieve(query, k=k, topics=topics)
+    passages = extract.select(query, [h.text for h in hits], max_points=3, headings=[h.heading for h in hits])
+    return extract.cite(passages, hits, title=say(title_key, ctx.lang))
+
+
+def _gpu_facts(ctx: Context, ids: tuple[str, ...]) -> dict:
+    gpus = {g: ctx.catalog.gpus[g] for g in ids if g in ctx.catalog.gpus}
+    ctx.record("catalog-lookup", {"gpus": list(gpus)}, {g: {"memory_gb": x.memory_gb, "price_per_gpu_usd": CAPEX_PER_GPU_USD.get(g)}
+                                                       for g, x in gpus.items()})
+    return gpus
+
+
+# -- personal: one 24 GB consumer card ------------------------------------------------------
+def _small_named(ctx: Context) -> bool:
+    """A named model small enough for LoRA on one 24 GB card (up to the 13-14B class)."""
+    s = ctx.slots
+    params = ctx.catalog.models[s.model].params if s.model in ctx.catalog.models else (s.params_b or 0) * 1e9
+    return 0 < params <= PERSONAL_MAX_PARAMS
+
+
+def _personal(ctx: Context) -> Draft:
+    lang, s = ctx.lang, ctx.slots
+    cards = _gpu_facts(ctx, PERSONAL_CARDS)
+    first = cards[PERSONAL_CARDS[0]]
+    named = s.model or s.params_b
+    ref = {"model": s.model, "params_b": None if s.model else s.params_b} if named else {"params_b": PERSONAL_PARAMS_B}
+    rows, focus = [], None
+    for method in ("lora", "qlora"):
+        result, _ = ctx.try_run("training-memory", {**ref, "task": "fine-tune", "method": method, "gpu": first.id, "gpus": 1, "recompute": "full"})
+        if result is None:
+            continue
+        focus = focus or result
+        fits = say(f"archetype.fit.{result.fit or 'fits'}", lang)
+        rows.append([TableCell(text=say(f"consult.method.{method}", lang)), TableCell(text=gib(result.per_gpu.total_gib), value=result.per_gpu.total_gib),
+                     TableCell(text=fits)])
+    blocks = [LeadBlock(text=say("archetype.personal_lead", lang, gpu=first.name, memory=num(first.memory_gb),
+                                 alt=cards[PERSONAL_CARDS[1]].name if len(cards) > 1 else first.name)),
+              *([] if named else [NoticeBlock(kind="assumption", text=say("archetype.personal_assumed", lang, params=num(PERSONAL_PARAMS_B)))])]
+    if rows:
+        blocks.append(TableBlock(columns=[TableColumn(key="method", label=say("consult.fit_table_option", lang)),
+                                          TableColumn(key="memory", label=say("consult.fit_table_memory", lang), unit="GiB", align="right"),
+                                          TableColumn(key="fit", label=say("consult.fit_table_fit", lang))], rows=rows))
+    prices = [say("archetype.personal_price", lang, gpu=g.name, price=money(CAPEX_PER_GPU_USD[g.id], "USD")) for g in cards.values()
+              if g.id in CAPEX_PER_GPU_USD]
+    model = ctx.catalog.models[s.model].name if s.model in ctx.catalog.models else f"{num(s.params_b or PERSONAL_PARAMS_B)}B"
+    blocks += [ParagraphBlock(text=say("archetype.personal_why", lang, memory=num(first.memory_gb), model=model)),
+               BulletsBlock(items=prices), ParagraphBlock(text=say("purchase.personal", lang))]
+    quoted, hits = _cited(ctx, say("archetype.personal_query", lang), ["peft", "memory"], "archetype.read_more", k=2)
+    return Draft(blocks=blocks + quoted, hits=hits, works=[(focus.tool, focus.work)] if focus else [],
+                 follow_ups=[say("archetype.follow_budget", lang), say("workload.follow_with_model", lang)])
+
+
+# -- an LLM feature in a product: an assumed 8B instruct model, served -------------------------
+def _product(ctx: Context, serve: Callable[[Context], Draft]) -> Draft | None:
+    if PRODUCT_MODEL not in ctx.catalog.models:
+        return None
+    model = ctx.catalog.models[PRODUCT_MODEL]
+    _gpu_facts(ctx, PRODUCT_CARDS)  # the cards the serving-stack paragraph names, with their memory
+    _set_slots(ctx, model=PRODUCT_MODEL, task="inference")
+    draft = serve(ctx)
+    if draft.clarification is not None:
+        return draft
+    note = NoticeBlock(kind="assumption", text=say("archetype.product_assumed", ctx.lang, model=model.name))
+    at = 1 if draft.blocks and draft.blocks[0].type == "lead" else 0
+    draft.blocks[at:at] = [note]
+    draft.blocks.append(ParagraphBlock(text=say("archetype.product_stack", ctx.lang)))
+    draft.follow_ups = [say("archetype.follow_70b", ctx.lang), *draft.follow_ups][:3]
+    return draft
+
+
+# -- vision / perception training: an 8-GPU node, storage first --------------------------------
+def _vision(ctx: Context) -> Draft:
+    lang = ctx.lang
+    node = _gpu_facts(ctx, VISION_NODE)
+    entry = _gpu_facts(ctx, VISION_ENTRY)
+    ctx.record("vision-node", {"gpus_per_node": NODE_GPUS, "entry_gpus": [1, 2]}, {"node_gpus": NODE_GPUS})
+    a, h = (node[g] for g in VISION_NODE)
+    e1, e2 = (entry[g] for g in VISION_ENTRY)
+    blocks = [LeadBlock(text=say("archetype.vision_lead", lang, n=NODE_GPUS, a=a.name, h=h.name, memory=num(h.memory_gb))),
+              NoticeBlock(kind="assumption", text=say("archetype.vision_assumed", lang)),
+              BulletsBlock(items=[say("archetype.vision_entry", lang, e1=e1.name, m1=num(e1.memory_gb), e2=e2.name, m2=num(e2.memory_gb)),
+                                  say("archetype.vision_production", lang, n=NODE_GPUS, a=a.name, h=h.name),
+                                  say("archetype.vision_storage", lang), say("archetype.vision_loading", lang)])]
+    quoted, hits = _cited(ctx, say("archetype.vision_query", lang), ["storage", "utilization"], "archetype.read_more")
+    return Draft(blocks=blocks + quoted, hits=hits,
+                 follow_ups=[say("archetype.follow_dataset", lang), say("workload.follow_with_model", lang)])
+
+
+# -- domestic hardware requirement: Ascend 910B ------------------------------------------------
+def _domestic(ctx: Context) -> Draft:
+    lang = ctx.lang
+    cards = _gpu_facts(ctx, ("ascend-910b", "h100-sxm"))
+    ascend = cards["ascend-910b"]
+    blocks = [LeadBlock(text=say("archetype.domestic_lead", lang, gpu=ascend.name, memory=num(ascend.memory_gb), n=NODE_GPUS)),
+              NoticeBlock(kind="assumption", text=say("archetype.domestic_assumed", lang)),
+              ParagraphBlock(text=say("archetype.domestic_nvidia", lang, gpu=cards["h100-sxm"].name))]
+    ctx.record("domestic-node", {"gpus_per_node": NODE_GPUS}, {"node_gpus": NODE_GPUS})
+    quoted, hits = _cited(ctx, say("archetype.domestic_query", lang), ["hardware", "environment"], "archetype.read_more")
+    return Draft(blocks=blocks + quoted, hits=hits, follow_ups=[say("archetype.follow_domestic_model", lang), say("workload.follow_with_model", lang)])
+
+
+# -- pre-training a small LLM: compute-optimal tokens, what the budget buys or rents -------------
+def pretrain_budget(ctx: Context) -> Draft | None:
+    s, lang = ctx.slots, ctx.lang
+    if s.tokens or s.gpus or s.nodes or not s.budget:
+        return None  # with a token count, a cluster or no budget, the other pre-training paths answer
+    gpu_id = s.gpu if s.gpu in CAPEX_PER_GPU_USD else PRETRAIN_GPU
+    gpu = ctx.catalog.gpus[gpu_id]
+    model_ref = {"model": s.model, "params_b": None if s.model else (s.params_b or PRETRAIN_ASSUMED_B)}
+    params = ctx.catalog.models[s.model].params if s.model in ctx.catalog.models else model_ref["params_b"] * 1e9
+    name = ctx.catalog.models[s.model].name if s.model in ctx.catalog.models else f"{num(params / 1e9)}B"
+    tokens = consult.compute_optimal_tokens(params)
+    ctx.record("compute-optimal-data", {"params": params, "tokens_per_param": consult.TOKENS_PER_PARAM}, {"tokens": tokens})
+    currency = s.currency or ("CNY" if lang == "zh" else "USD")
+    budget_usd = s.budget / DEFAULT_FX_CNY_PER_USD if currency == "CNY" else s.budget
+    price = CAPEX_PER_GPU_USD[gpu_id]
+    bought = int(budget_usd // price) // NODE_GPUS * NODE_GPUS
+    ctx.record("gpus-in-budget", {"budget": s.budget, "currency": currency, "fx_cny_per_usd": DEFAULT_FX_CNY_PER_USD, "price_per_gpu_usd": price,
+                "gpus_per_node": NODE_GPUS},
+               {"budget_usd": budget_usd, "gpus": bought, "nodes": bought // NODE_GPUS})
+    rented, _ = ctx.try_run("cost", {"gpu_hours": 1.0, "gpu": gpu_id, "gpus": NODE_GPUS, "currency": currency})
+    per_hour = rented.cheapest.price.price_per_gpu_hour if rented is not None and rented.cheapest else None
+    if bought < NODE_GPUS and per_hour is None:
+        return None
+    blocks: list = []
+    timing = None
+    if bought >= NODE_GPUS:
+        timing, _ = ctx.try_run("training-time", {**model_ref, "tokens": tokens, "gpu": gpu_id, "gpus": bought})
+    if timing is not None:
+        blocks.append(LeadBlock(text=say("archetype.pretrain_lead", lang, budget=money(s.budget, currency), gpus=f"{bought:,}", nodes=bought // NODE_GPUS,
+                                         gpu=gpu.name, model=name, tokens=big(tokens, lang), time=duration(timing.hours.typical, lang))))
+    else:
+        blocks.append(LeadBlock(text=say("archetype.pretrain_lead_small", lang, budget=money(s.budget, currency), gpu=gpu.name, model=name)))
+    notes = [say("consult.chinchilla", lang, tokens=big(tokens, lang), model=name)]
+    if not (s.model or s.params_b):
+        notes.insert(0, say("archetype.pretrain_assumed", lang, params=num(PRETRAIN_ASSUMED_B)))
+    blocks += [NoticeBlock(kind="assumption", text=n) for n in notes]
+    blocks.append(NoticeBlock(kind="assumption", text=say("archetype.pretrain_price", lang, price=money(price, "USD"), gpu=gpu.name)))
+    works = [(timing.tool, timing.work)] if timing is not None else []
+    if per_hour:
+        hours = s.budget / per_hour
+        ctx.record("gpu-hours-in-budget", {"budget": s.budget, "price_per_gpu_hour": per_hour}, {"gpu_hours": hours})
+        c = rented.cheapest.price
+        needed = f" {say('archetype.pretrain_need', lang, need=big(timing.gpu_hours.typical, lang))}" if timing is not None else ""
+        blocks.append(ParagraphBlock(text=say("archetype.pretrain_rent", lang, budget=money(s.budget, currency), hours=big(hours, lang), gpu=gpu.name,
+                                              price=money(per_hour, rented.currency), instance=c.name, provider=c.provider) + needed))
+        works.append((rented.tool, rented.work))
+    blocks.append(ParagraphBlock(text=say("archetype.pretrain_advice", lang)))
+    _set_slots(ctx, tokens=tokens, task="pretrain", gpu=gpu_id, **({"gpus": bought} if bought >= NODE_GPUS else {}))
+    return Draft(blocks=blocks, hits=ctx.retrieve(k=2, topics=["parallelism", "reliability"]), works=works,
+                 follow_ups=[say("consulting.follow_30_days", lang), say("archetype.follow_cloud_budget", lang)])
+
+
+# -- fine-tune, then serve: the serving half of "fine-tune and serve an 8B model" ------------------
+SERVE_SMALL = ("l40s", 1)  # a 48 GB card serves a 7-13B model in 16-bit with room for the KV cache
+SERVE_LARGE = ("h100-sxm", (1, 2, 4, 8))
+
+
+def serve_after_tuning(ctx: Context, draft: Draft) -> None:
+    """Append the serving plan when a fine-tuning question also says the model will be served to users."""
+    s = ctx.slots
+    if s.task not in (None, "fine-tune") or not (s.model or s.params_b) or draft.clarification is not None:
+        return
+    if not (consult.cue("serving", ctx.text) and consult.cue("fine_tune", ctx.text)):
+        return
+    params = ctx.catalog.models[s.model].params if s.model in ctx.catalog.models else (s.params_b or 0) * 1e9
+    ref = {"model": s.model, "params_b": None if s.model else s.params_b}
+    plans = [(SERVE_SMALL[0], SERVE_SMALL[1], fmt) for fmt in ("bf16", "fp8")] if params <= 15e9 else \
+        [(SERVE_LARGE[0], n, "fp8") for n in SERVE_LARGE[1]]
+    for gpu, gpus, fmt in plans:
+        result, _ = ctx.try_run("inference", {**ref, "gpu": gpu, "gpus": gpus, "weights": fmt, "concurrency": s.concurrency or 1})
+        if result is not None and result.fit != "does_not_fit":
+            break
+    else:
+        return
+    draft.blocks.append(ParagraphBlock(text=say("archetype.then_serve", ctx.lang, gpus=gpus, gpu=ctx.catalog.gpus[gpu].name,
+                                                fmt=say(f"consult.method.{fmt}", ctx.lang), need=num(result.per_gpu_total_gib),
+                                                have=num(result.gpu_memory_gib or 0))))
+    draft.works.append((result.tool, result.work))

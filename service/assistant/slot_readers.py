@@ -1,0 +1,123 @@
+"""Readers for slots that have several spellings each: a quoted rental rate, a user count, a GPU count in words.
+
+Kept beside slots.py (which calls them) so that file stays readable; closed vocabularies only.
+"""
+
+from __future__ import annotations
+
+import re
+
+from service.assistant.numbers import ARABIC, CN_NUMERAL, parse_number
+from service.catalog import Catalog
+
+I = re.IGNORECASE
+NUM = rf"(?<![A-Za-z0-9_.])({ARABIC}|{CN_NUMERAL})"
+
+# -- a rental rate per GPU-hour ---------------------------------------------------------------------
+_USD_SIGN = r"\$|US\$|USD\s*"
+_CNY_SIGN = r"¥|￥|RMB\s*|CNY\s*"
+_USD_WORD = r"美元|美金|dollars?|usd|bucks"
+_CNY_WORD = r"元|块钱|块|人民币|rmb|cny"
+_GPU = r"(?:gpu|卡|card)"
+_HOUR = r"(?:hours?|hrs?|h|小时|时)(?![a-z])"
+# "/GPU-hr", "per GPU hour", "an hour per GPU", "/卡时", "每卡每小时", "/卡/小时", "每小时每卡"
+_PER_GPU_HOUR = (
+    rf"(?:/|per|an?|每)\s*{_GPU}[\s-]*(?:/|per|每)?\s*{_HOUR}"
+    rf"|(?:/|per|an?|每)\s*{_HOUR}\s*(?:/|per|每|for each|each)\s*{_GPU}"
+)
+_PRICE_PATTERNS = [
+    # "$2.5/GPU-hr", "¥9.8/卡时", "$2.99 per GPU hour"
+    rf"(?P<sign>{_USD_SIGN}|{_CNY_SIGN})\s*{NUM}\s*(?:{_USD_WORD}|{_CNY_WORD})?\s*(?:{_PER_GPU_HOUR})",
+    # "2.5 USD/GPU-hour", "12 元/卡时", "12块每卡每小时"
+    rf"{NUM}\s*(?P<word>{_USD_WORD}|{_CNY_WORD})\s*(?:{_PER_GPU_HOUR})",
+    # "每卡每小时 12 块", "per GPU-hour: $2.5", "每卡时 9.8 元"
+    rf"(?:每\s*{_GPU}\s*每?\s*{_HOUR}|每小时每\s*{_GPU}|per\s+{_GPU}[\s-]*{_HOUR})\s*(?:是|要|大概|约|大约|about|around|is|of|at|[:：])?\s*"
+    rf"(?P<sign>{_USD_SIGN}|{_CNY_SIGN})?\s*{NUM}\s*(?P<word>{_USD_WORD}|{_CNY_WORD})?",
+]
+
+
+def _currency_of(sign: str | None, word: str | None) -> str | None:
+    spelled = (sign or word or "").strip().lower()
+    if not spelled:
+        return None
+    return "USD" if re.fullmatch(rf"{_USD_SIGN}|{_USD_WORD}", spelled, I) else "CNY"
+
+
+def price(text: str) -> tuple[float, str | None, int, int] | None:
+    """(price per GPU-hour, its currency or None, start, end) of a quoted rental rate."""
+    for pattern in _PRICE_PATTERNS:
+        m = re.search(pattern, text, I)
+        if m is None:
+            continue
+        groups = m.groupdict()
+        sign, word = groups.get("sign"), groups.get("word")
+        number = next(g for i, g in enumerate(m.groups(), 1) if g and re.fullmatch(rf"{ARABIC}|{CN_NUMERAL}", g))
+        value = parse_number(number)
+        if value:
+            return value, _currency_of(sign, word), m.start(), m.end()
+    return None
+
+
+# -- a user count -----------------------------------------------------------------------------------
+# "日活两万", "三千个用户": a Chinese count word before 万/千 is read as its digit.
+_CHINESE_COUNT = re.compile(r"(?<![\d.])(一|两|二|三|四|五|六|七|八|九|十)\s*(万|千)")
+_CHINESE_DIGITS = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+_USER_WORDS = r"(?:concurrent|simultaneous|daily|monthly|weekly|active|internal|registered|paying|online)"
+USERS = re.compile(
+    rf"(\d[\d,]*(?:\.\d+)?)\s*(k|K|千|万)?\s*(?:个|名|位)?\s*(?:(?:{_USER_WORDS}[\s-]+){{0,3}}(?:users?|people|employees|staff|players?|customers?)\b"
+    r"|(?:同时在线的?|并发|活跃)?(?:用户|客户|玩家|员工|人(?:同时)?(?:在用|使用))|日活|月活|\bDAU\b|\bMAU\b)",
+    I,
+)
+_USERS_AFTER = re.compile(
+    r"(?:日活|月活|\bDAU\b|\bMAU\b|(?:daily|monthly) active users)\s*(?:大概|约|大约|有|是|of|about|around|~|[:：])?\s*(\d[\d,]*(?:\.\d+)?)\s*(k|K|千|万)?", I
+)
+_USER_SCALE = {"k": 1e3, "K": 1e3, "千": 1e3, "万": 1e4}
+
+
+def users_in(text: str) -> int | None:
+    """ "2,000 daily active users", "5k DAU", "日活两万", "两万日活" -> the count."""
+    text = _CHINESE_COUNT.sub(lambda m: f"{_CHINESE_DIGITS[m.group(1)]}{m.group(2)}", text)
+    match = USERS.search(text) or _USERS_AFTER.search(text)
+    if not match:
+        return None
+    return int(float(match.group(1).replace(",", "")) * _USER_SCALE.get(match.group(2) or "", 1))
+
+
+# -- counts in words --------------------------------------------------------------------------------
+EN_COUNTS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+}
+EN_COUNT = r"\b(" + "|".join(sorted(EN_COUNTS, key=len, reverse=True)) + r")\b"
+
+
+# -- a parameter count inside a longer model name ---------------------------------------------------
+def size_after_name(text: str, found: tuple[str, int, int], catalog: Catalog) -> tuple[float | None, tuple[int, int]]:
+    """A parameter count later in the same hyphenated name that contradicts the catalog entry matched at its start.
+
+    "DeepSeek-R1-Distill-Qwen-32B" starts with DeepSeek-R1 (671B) but is a 32B dense model; "Qwen2.5-7B-Instruct" agrees with
+    its entry and stays. Returns (size in billions or None, the whole name's span)."""
+    ident, start, end = found
+    tail = re.match(r"[A-Za-z0-9._\-/]*", text[end:]).group(0)
+    sizes = re.findall(r"(?:^|[-_/])(\d+(?:\.\d+)?)[bB](?![A-Za-z0-9])", tail)
+    if not sizes:
+        return None, (start, end)
+    size = float(sizes[-1])
+    params = catalog.models[ident].params_b
+    if abs(size - params) <= 0.15 * params:
+        return None, (start, end)
+    return size, (start, end + len(tail))
