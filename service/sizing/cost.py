@@ -225,8 +225,8 @@ def break_even(req: BreakEvenRequest, catalog: Catalog) -> BreakEvenResult:
         capex_gpu = ledger.given("capex_per_gpu", req.capex_per_gpu, "USD")
     else:
         capex_gpu = ledger.default("capex_per_gpu", CAPEX_PER_GPU_USD.get(gpu.id, 20_000), "USD", "rough street price incl. server share; replace with your quote")
-        ledger.warn("capex_assumed", "Capex is a rough default, not a quote: pass capex_per_gpu for a real comparison.",
-                    "资本支出使用的是粗略默认值而非报价：请传入 capex_per_gpu 以得到可靠的比较。", "info")
+        ledger.warn("capex_assumed", "Capex is a rough default, not a quote: give your quoted price per GPU for a real comparison.",
+                    "资本支出使用的是粗略默认值而非报价：告诉我每张卡的实际报价即可得到可靠的比较。", "info")
     years = ledger.field(req, "years", "years", "typical GPU depreciation")
     kwh_price = ledger.field(req, "power_price_kwh", "USD/kWh", "assumption; set your tariff")
     pue = ledger.field(req, "pue", "", "Uptime Institute 2023 average")

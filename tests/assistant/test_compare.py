@@ -73,3 +73,14 @@ def test_a_non_nvidia_comparison_names_the_vendors_software_stack(advisor, quest
     assert stack in text, text
     quoted = [item for b in answer.blocks if b.type == "bullets" for item in b.items]
     assert len(quoted) == len(set(quoted)), "a section split into chunks is quoted once"
+
+
+@pytest.mark.parametrize(
+    "question, model",
+    [("L40S vs A100 80GB for LoRA on a 14B model, which one?", "14B"), ("qwen2.5 14b 微调，L40S 还是 A100 80G 好", "Qwen2.5-14B")],
+)
+def test_a_named_model_without_tokens_is_priced_as_that_model(advisor, question: str, model: str) -> None:
+    # The note names the user's model, not the 7B reference job, and every figure in it is the tools' (ask() checks).
+    answer = ask(advisor, question)
+    notes = [b.text for b in answer.blocks if b.type == "notice" and ("token" in b.text)]
+    assert notes and model.lower() in notes[0].lower() and "7B" not in notes[0]

@@ -218,3 +218,19 @@ def test_an_explicit_buy_or_rent_choice_with_two_gpus_is_the_break_even_without_
 def test_a_learner_choosing_between_buying_and_renting_still_gets_gpus_to_rent(understander, text):
     und = understander.understand(text)
     assert und.intent == "recommend", und.trace
+
+
+# Rent against buy, said with "vs", a monthly cloud bill, or a server price beside the break-even: the break-even's question,
+# not a cost estimate, a claim check or a configuration.
+RENT_AGAINST_BUY = [
+    "4台A800，包年租 vs 直接买断，哪个更划算？",
+    "两台8卡L40S，买还是租三年，怎么算",
+    "Our GCP bill for A3 instances is about $60k a month. When does buying our own servers pay off?",
+    "Rough cost of a 4x L40S box today, and when would it break even vs renting them at $1.2/GPU-hr?",
+]
+
+
+@pytest.mark.parametrize("text", RENT_AGAINST_BUY)
+def test_rent_against_buy_is_the_break_even_question(understander, text):
+    und = understander.understand(text)
+    assert und.intent == "cloud_vs_onprem", und.trace

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from service.assistant.compose import extract, sizing
-from service.assistant.compose.fmt import duration, money, num
+from service.assistant.compose.fmt import big, duration, money, num
 from service.assistant.handlers.base import Context, Draft
 from service.assistant.messages import say
 from service.contract import BulletsBlock, LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
@@ -153,8 +153,14 @@ def _verdict(ctx: Context, ids: list[str], fits: dict[str, bool], draft: Draft) 
     for c in contenders:
         c.fits = fits.get(c.gpu, True)
     blocks: list = []
-    if not (s.model or s.params_b) or (not serving and not (s.tokens or s.samples)):
-        blocks.append(NoticeBlock(kind="assumption", text=say("compare.reference_serving" if serving else "compare.reference_training", lang)))
+    if serving and not (s.model or s.params_b):
+        blocks.append(NoticeBlock(kind="assumption", text=say("compare.reference_serving", lang)))
+    elif not serving and not (s.tokens or s.samples):
+        # The reference job's own inputs (the training-time calls'), so the note's numbers are the tools'.
+        model = ctx.catalog.models[s.model].name if s.model in ctx.catalog.models else f"{num(s.params_b or REFERENCE_JOB['params_b'])}B"
+        key = "compare.reference_tokens" if (s.model or s.params_b) else "compare.reference_training"
+        blocks.append(NoticeBlock(kind="assumption", text=say(key, lang, model=model, tokens=big(REFERENCE_JOB["tokens"], lang),
+                                                              gpus=s.gpus or REFERENCE_GPUS)))
     fastest = min(contenders, key=lambda c: c.hours)
     slowest = max(contenders, key=lambda c: c.hours)
     speedup = slowest.hours / fastest.hours
