@@ -50,7 +50,7 @@ class InstancePrice(BaseModel):
     pricing: Pricing
     price_per_hour: float = Field(description="whole instance, in the result currency")
     price_per_gpu_hour: float
-    price_basis: Literal["catalog", "default-discount"]
+    price_basis: Literal["catalog", "default-discount", "quoted"]
     region: str
     as_of: str
     confidence: str
@@ -99,6 +99,9 @@ class CostRequest(SizingRequest):
     provider: str | None = Field(default=None, max_length=40)
     currency: Currency = "USD"
     fx_cny_per_usd: float = Field(default=DEFAULT_FX_CNY_PER_USD, ge=0.01, le=100)
+    cloud_price_per_gpu_hour: float | None = Field(default=None, ge=0.001, le=10_000,
+                                                   description="a quoted rate, in cloud_price_currency; default: each instance's catalog price")
+    cloud_price_currency: Currency = Field(default="USD", description="currency of cloud_price_per_gpu_hour (a quoted ¥/卡时 rate is CNY)")
 
 
 class CostOption(BaseModel):
@@ -135,14 +138,23 @@ def estimate_cost(req: CostRequest, catalog: Catalog) -> CostResult:
         ledger.given("min_gpu_memory_gib", req.min_gpu_memory_gib, "GiB")
         instances = [i for i in instances if catalog.gpus[i.gpu].memory_gb >= req.min_gpu_memory_gib]
     fx = req.fx_cny_per_usd
-    if any(i.price.currency != currency for i in instances):
+    quoted = req.cloud_price_per_gpu_hour
+    if any(i.price.currency != currency for i in instances) or (quoted is not None and req.cloud_price_currency != currency):
         fx = ledger.field(req, "fx_cny_per_usd", "CNY/USD", "approximate 2026 rate; set today's")
+    if quoted is not None:
+        # The user's rate replaces every instance's catalog price; the instances still say what the GPU comes in.
+        quoted = ledger.given("cloud_price_per_gpu_hour", quoted, f"{req.cloud_price_currency}/GPU-h")
+        if req.cloud_price_currency != currency:
+            quoted = ledger.step("cloud_price_per_gpu_hour_converted", "cloud_price_per_gpu_hour · fx", convert(quoted, req.cloud_price_currency, currency, fx),
+                                 f"{currency}/GPU-h")
     hours_by_gpu = _hours_by_gpu(req, catalog, {i.gpu for i in instances}, gpus, ledger)
     options = []
     for inst in instances:
         if inst.gpu not in hours_by_gpu:
             continue
         price = instance_price(inst, pricing, currency, fx, ledger)
+        if quoted is not None:
+            price = price.model_copy(update={"price_per_hour": sig(quoted * inst.gpu_count), "price_per_gpu_hour": sig(quoted), "price_basis": "quoted"})
         hours = hours_by_gpu[inst.gpu]
         count = math.ceil(gpus / inst.gpu_count)
         total = count * price.price_per_hour * hours

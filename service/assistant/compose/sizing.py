@@ -207,6 +207,9 @@ def _cost(r, lang: str, catalog: Catalog) -> Rendered:
     if not r.cheapest:
         return pick(lang, "No catalog instance matches these filters.", "目录中没有符合条件的实例。"), None
     c = r.cheapest
+    if c.price.price_basis == "quoted":  # the user's rate: every instance costs the same, so the bill is the answer
+        return pick(lang, f"**About {money(c.total_cost, r.currency)}**: {num(c.gpu_hours)} GPU-hours at your {money(c.price.price_per_gpu_hour, r.currency)}/GPU-h.",
+                    f"**约 {money(c.total_cost, r.currency)}**：共 {num(c.gpu_hours)} GPU 小时，按您给出的单价 {money(c.price.price_per_gpu_hour, r.currency)}/GPU 小时计算。"), None
     head = pick(lang, f"**Cheapest: {c.price.name} ({c.price.provider}), about {money(c.total_cost, r.currency)}** for {num(c.gpu_hours)} GPU-hours at {money(c.price.price_per_gpu_hour, r.currency)}/GPU-h ({r.pricing}, {c.price.region}, {c.price.as_of}).",
                 f"**最便宜：{c.price.name}（{c.price.provider}），约 {money(c.total_cost, r.currency)}**，共 {num(c.gpu_hours)} GPU 小时，单价 {money(c.price.price_per_gpu_hour, r.currency)}/GPU 小时（{r.pricing}，{c.price.region}，{c.price.as_of}）。")
     rows = [(f"{o.price.name} ({o.price.provider})", f"{money(o.total_cost, r.currency)} · {num(o.hours)} h") for o in r.options[:5]]

@@ -19,6 +19,7 @@ from service.assistant.compose.work import warnings
 from service.assistant.handlers.base import Context, Draft
 from service.assistant.messages import say
 from service.contract import LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
+from service.sizing.cost import cheapest_instance
 
 I = re.IGNORECASE
 DEFAULT_GPU = "h100-sxm"
@@ -168,3 +169,23 @@ def rental_answer(ctx: Context) -> Draft | None:
     blocks += [*notes, ParagraphBlock(text=say("rental.advice", lang)), *warnings(result.work, lang)]
     return Draft(blocks=blocks, hits=ctx.retrieve(k=2, topics=["cost", "spot"]), works=[(result.tool, result.work)],
                  follow_ups=[say("workload.follow_utilization_90", lang), say("cloud.follow_up_spot", lang)])
+
+
+def quoted_price(ctx: Context, currency: str) -> dict:
+    """"按每卡每小时 12 块算", "at $2.5/GPU-hr": the cost tool's inputs for the user's rate, in the currency they quoted it in."""
+    s = ctx.slots
+    return {"cloud_price_per_gpu_hour": s.cloud_price_per_gpu_hour, "cloud_price_currency": s.currency or currency} \
+        if s.cloud_price_per_gpu_hour else {}
+
+
+def listed_price_note(ctx: Context, result) -> list[NoticeBlock]:
+    """Beside a bill at the user's rate (it leads, compose/sizing.py): what the cheapest listed instance charges."""
+    s = ctx.slots
+    if not (s.cloud_price_per_gpu_hour and result.cheapest and s.gpu):
+        return []
+    listed = cheapest_instance(ctx.catalog, s.gpu, currency=result.currency)
+    if listed is None:
+        return []
+    ctx.record("listed-price", {"gpu": s.gpu, "currency": result.currency}, {"instance": listed.instance, "price_per_gpu_hour": listed.price_per_gpu_hour})
+    return [NoticeBlock(kind="info", text=say("workload.listed_price", ctx.lang, instance=listed.name, provider=listed.provider,
+                                              price=money(listed.price_per_gpu_hour, result.currency)))]

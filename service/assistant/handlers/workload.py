@@ -11,7 +11,7 @@ from service.assistant.handlers.base import Context, Draft
 from service.assistant.handlers import serving_load
 from service.assistant import consult, cues
 from service.assistant.handlers.knowledge import faq
-from service.assistant.handlers.rental import rental_answer
+from service.assistant.handlers.rental import listed_price_note, quoted_price, rental_answer
 from service.assistant.messages import say
 from service.contract import Clarification, LeadBlock, NoticeBlock, ParagraphBlock
 
@@ -267,8 +267,8 @@ def _cost(ctx: Context) -> Draft:
     if s.budget and (s.model or s.params_b) and not s.tokens and TOKENS_QUESTION.search(ctx.text):
         return _tokens_budget(ctx)  # the money is given; the question is what it buys
     if s.gpu_hours:
-        result = ctx.run("cost", {"gpu_hours": s.gpu_hours, "gpu": s.gpu, "gpus": 8, "currency": _currency(ctx)})
-        draft = _finish(ctx, result, topics=["cost", "spot"])
+        result = ctx.run("cost", {"gpu_hours": s.gpu_hours, "gpu": s.gpu, "gpus": 8, "currency": _currency(ctx), **quoted_price(ctx, _currency(ctx))})
+        draft = _finish(ctx, result, topics=["cost", "spot"], notes=listed_price_note(ctx, result))
         if re.search(r"spot|竞价|抢占|preempt", ctx.text, re.I):
             spot = ctx.run("cost", {"gpu_hours": s.gpu_hours, "gpu": s.gpu, "gpus": 8, "currency": _currency(ctx), "pricing": "spot"})
             if spot.cheapest:
@@ -279,9 +279,11 @@ def _cost(ctx: Context) -> Draft:
     if (s.model or s.params_b) and (s.tokens or s.samples):
         if s.samples and not s.tokens:
             return recommend(ctx)
-        result = ctx.run("cost", {**_model_ref(ctx), "tokens": s.tokens, "gpu": s.gpu, "gpus": s.gpus or 8, "currency": _currency(ctx)})
-        return _finish(ctx, result, topics=["cost"])
+        result = ctx.run("cost", {**_model_ref(ctx), "tokens": s.tokens, "gpu": s.gpu, "gpus": s.gpus or 8, "currency": _currency(ctx),
+                                  **quoted_price(ctx, _currency(ctx))})
+        return _finish(ctx, result, topics=["cost"], notes=listed_price_note(ctx, result))
     return recommend(ctx) if (s.model or s.params_b) else cloud_vs_onprem(ctx)
+
 
 
 def _checkpoint(ctx: Context) -> Draft:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.assistant.asking import ask
 
 
@@ -30,3 +32,16 @@ def test_without_a_quoted_rate_the_catalog_price_is_used(advisor) -> None:
     call = _break_even_call(answer)
     assert "cloud_price_per_gpu_hour" not in call.input
     assert "每卡每小时" not in answer.answer
+
+
+@pytest.mark.parametrize(
+    "question, total, lang",
+    [("What would 2,000 GPU-hours on H100 cost us at $1.8/GPU-hr?", "$3,600", "en"),
+     ("A100 80G 跑 500 GPU 小时，按每卡每小时 10 块算要多少钱", "¥5,000", "zh")],
+)
+def test_a_run_is_billed_at_the_quoted_rate(advisor, question: str, total: str, lang: str) -> None:
+    answer = ask(advisor, question)
+    assert answer.intent == "sizing" and answer.language == lang
+    assert total in answer.blocks[0].text, answer.answer[:300]
+    cost = next(c for c in answer.tool_calls if c.tool == "cost")
+    assert cost.output["cheapest"]["price"]["price_basis"] == "quoted"
