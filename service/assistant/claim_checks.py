@@ -301,12 +301,19 @@ def _parity(ctx, fast, slow, prec: str, compute_ratio: float, bw_ratio: float) -
                {"fast_dense_tflops": fast_tf, "slow_dense_tflops": slow_tf, "compute_ratio": round(compute_ratio, 3),
                 "bandwidth_ratio": round(bw_ratio, 3), "fast_bandwidth_gbps": fast.memory_bandwidth_gbps,
                 "slow_bandwidth_gbps": slow.memory_bandwidth_gbps, "verdict": "false"})
-    lead = say("claim.lead", lang, verdict=say("claim.verdict.false", lang)) + " " + say(
-        "claim_advice.parity", lang, fast=fast.name, slow=slow.name, precision=prec.upper(), fast_tf=num(fast_tf, 4), slow_tf=num(slow_tf, 4),
-        ratio=num(compute_ratio))
-    point = say("claim_advice.parity_decode", lang, fast=fast.name, slow=slow.name, fast_bw=num(fast.memory_bandwidth_gbps),
-                slow_bw=num(slow.memory_bandwidth_gbps))
-    return Finding("speedup", "false", lead, [point], topics=["claims", "gpu-selection"])
+    compute = say("claim_advice.parity", lang, fast=fast.name, slow=slow.name, precision=prec.upper(), fast_tf=num(fast_tf, 4),
+                  slow_tf=num(slow_tf, 4), ratio=num(compute_ratio))
+    decode = say("claim_advice.parity_decode", lang, fast=fast.name, slow=slow.name, fast_bw=num(fast.memory_bandwidth_gbps),
+                 slow_bw=num(slow.memory_bandwidth_gbps))
+    if cue("inference", ctx.text) and bw_ratio < 1.5:
+        # "H20 is basically an H100 for inference": decode (bandwidth) is close, prefill (compute) is not: partly true.
+        lead = say("claim.lead", lang, verdict=say("claim.verdict.partly_true", lang)) + " " + say(
+            "claim_advice.parity_inference", lang, fast=fast.name, slow=slow.name, fast_bw=num(fast.memory_bandwidth_gbps),
+            slow_bw=num(slow.memory_bandwidth_gbps))
+        return Finding("speedup", "partly_true", lead, [compute, say("claim_advice.parity_prefill", lang, slow=slow.name)],
+                       topics=["claims", "inference", "gpu-selection"])
+    lead = say("claim.lead", lang, verdict=say("claim.verdict.false", lang)) + " " + compute
+    return Finding("speedup", "false", lead, [decode], topics=["claims", "gpu-selection"])
 
 
 def _ordering(ctx) -> Finding:

@@ -38,6 +38,8 @@ def merge(text: str, und: Understanding, state: dict[str, Any]) -> Understanding
     if not (short and (cue or (und.intent == "faq" and (new or ask)) or (ask and not own_workload and prev_slots))):
         return und
     merged = {**prev_slots, **new}
+    if own_workload and (new.get("tokens") or new.get("samples")) and "gpu_hours" not in new:
+        merged.pop("gpu_hours", None)  # "what if we train Llama 3 8B on 1T tokens instead?": the new run replaces the hours priced before
     if own_workload and new.get("model"):
         merged.pop("params_b", None)
     elif own_workload:
@@ -61,6 +63,31 @@ def merge(text: str, und: Understanding, state: dict[str, Any]) -> Understanding
         intent, new_ask = "sizing", ask
     context = state.get("query") if intent in ("faq", "diagnostics", "preflight", "claim_check") else None
     return und.model_copy(update={"intent": intent, "ask": new_ask, "slots": Slots.model_validate(merged), "context": context})
+
+
+# "and the SXM one?", "40G 的呢": a form factor or a memory size that names a sibling of the GPU already discussed.
+FORM_FACTOR = re.compile(r"(?<![a-z0-9])(sxm\d?|pcie|pci-e|nvl)(?![a-z0-9])", I)
+MEMORY_SIZE = re.compile(r"(?<![a-z0-9.])(\d{2,3})\s*g(?:b|ib)?(?![a-z0-9/])", I)
+
+
+def sibling_variant(previous_gpu: str, text: str, gpu_ids: Any) -> str | None:
+    """The catalog sibling of `previous_gpu` that the turn's form factor or memory size names, else None."""
+    family = previous_gpu.split("-")[0]
+    siblings = [g for g in gpu_ids if g.split("-")[0] == family and g != previous_gpu]
+    form = FORM_FACTOR.search(text)
+    size = MEMORY_SIZE.search(text)
+    if not siblings or not (form or size):
+        return None
+    wanted = []
+    if form:
+        wanted.append(form.group(1).lower().replace("pci-e", "pcie").rstrip("0123456789"))
+    if size:
+        wanted.append(f"{size.group(1)}gb")
+    matching = [g for g in siblings if all(any(part.startswith(w) for part in g.split("-")) for w in wanted)]
+    if not matching:
+        return None
+    kept = set(previous_gpu.split("-")[1:])  # the other parts stay: "A100 80GB SXM" -> "the 40GB one" is the 40GB SXM
+    return max(matching, key=lambda g: len(kept & set(g.split("-")[1:])))
 
 
 def is_follow_up(text: str, state: dict[str, Any]) -> bool:

@@ -121,3 +121,29 @@ def size_after_name(text: str, found: tuple[str, int, int], catalog: Catalog) ->
     if abs(size - params) <= 0.15 * params:
         return None, (start, end)
     return size, (start, end + len(tail))
+
+
+# -- the write speed of the storage a checkpoint goes to ----------------------------------------------------------
+# "our NFS writes ~200 MB/s", "共享存储写入 1.5GB/s": bytes per second (MB/s, GB/s; not the Gb/s of a network link) with a
+# storage or writing word within a few words of it, so a memory bandwidth or a busbw is never read as one.
+_STORAGE_WORD = r"(?:nfs|nas|storage|disk|ssd|nvme|lustre|gpfs|weka|ceph|s3|ebs|file ?system|fs\b|writes?|writing|written|save|saving|" \
+    r"存储|磁盘|硬盘|共享盘|网盘|文件系统|写入|写盘|写速|写|落盘|保存)"
+_BYTES_RATE = rf"{NUM}\s*(mb|mib|gb|gib|tb)\s*(?:/\s*s|ps|per second|每秒)"
+_WRITE_RATE = [
+    re.compile(rf"{_STORAGE_WORD}[^0-9\n。.?？]{{0,30}}?{_BYTES_RATE}", I),
+    re.compile(rf"{_BYTES_RATE}[^0-9\n。.?？]{{0,12}}{_STORAGE_WORD}", I),
+]
+_TO_GBPS = {"mb": 1e-3, "mib": 2**20 / 1e9, "gb": 1.0, "gib": 2**30 / 1e9, "tb": 1e3}
+
+
+def storage_write_gbps(text: str) -> float | None:
+    """A checkpoint target's write speed in GB/s, or None. "Gb/s" (bits, a network link) is not read: case matters there."""
+    for pattern in _WRITE_RATE:
+        for m in pattern.finditer(text):
+            unit = text[m.start(2) : m.end(2)]
+            if unit[-1] == "b" and unit[0] in "GT":  # "400 Gb/s": a network link's bits, not storage bytes
+                continue
+            value = parse_number(m.group(1))
+            if value:
+                return value * _TO_GBPS[unit.lower()]
+    return None

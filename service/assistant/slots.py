@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from service.assistant.numbers import ARABIC, BIG, CN_NUMERAL, parse_number
-from service.assistant.slot_readers import EN_COUNT, EN_COUNTS, size_after_name, users_in
+from service.assistant.slot_readers import EN_COUNT, EN_COUNTS, size_after_name, storage_write_gbps, users_in
 from service.assistant.slot_readers import price as _price
 from service.catalog import Catalog
 from service.catalog.names import CatalogNames, catalog_names, find_all  # noqa: F401 — catalog_names/find_all re-exported for callers
@@ -62,6 +62,7 @@ class Slots(BaseModel):
     compare_gpus: list[str] | None = None
     # A rental rate the user quotes ("$2.5/GPU-hr", "¥9.8/卡时"), in `currency`: the break-even uses it instead of the catalog's.
     cloud_price_per_gpu_hour: float | None = None
+    storage_write_gbps: float | None = None  # "our NFS writes ~200 MB/s": where checkpoints go, GB/s
     users: int | None = None  # "2,000 daily active users", "日活两万": a user count (how many are in flight is the caller's assumption)
 
     def stated(self) -> dict:
@@ -207,6 +208,7 @@ def extract_slots(text: str, catalog: Catalog) -> Slots:
     size = re.search(rf"{NUM}\s*(kb|kib|mb|mib)\b", masked, I)
     if size and "samples_per_second" in slots:
         slots["bytes_per_sample"] = (_num(size.group(1)) or 0) * {"kb": 1e3, "kib": 1024, "mb": 1e6, "mib": 2**20}[size.group(2).lower()]
+    slots["storage_write_gbps"] = storage_write_gbps(masked)
     bus = re.search(rf"(?:busbw|bus ?bandwidth|总线带宽)[^0-9\n]{{0,20}}{NUM}", masked, I)
     if bus:
         slots["measured_busbw_gbps"] = float(_num(bus.group(1)) or 0) or None
@@ -357,7 +359,7 @@ def _budget(text: str) -> dict:
         return {"budget": value, "currency": "USD"} if value else {}
     cny = (re.search(rf"{NUM}\s*(万|千|[kKmM])?\s*(?:元|块钱|块|人民币|RMB|CNY|¥)", text, I) or re.search(rf"(?:¥|￥|RMB\s*|CNY\s*)\s*{NUM}\s*(万|千|[kKmM])?", text, I)
            # "40万预算", "经费大概50万": 万 with a budget word is money even without 元
-           or re.search(rf"{NUM}\s*(万|千)\s*(?:左右|多)?\s*(?:的)?\s*(?:预算|经费|资金)", text) or re.search(rf"(?:预算|经费|资金)\s*(?:大概|大约|约|有|是|在|只有|就|共)?\s*{NUM}\s*(万|千)", text))
+           or re.search(rf"{NUM}\s*(万|千)\s*(?:左右|多)?\s*(?:的)?\s*(?:预算|经费|资金)", text) or re.search(rf"(?:预算|经费|资金)\s*(?:大概|大约|约|有|是|在|只有|就|共|(?:提|提高|提升|涨|加|增加|升|改)(?:到|至|成))?\s*{NUM}\s*(万|千)", text))
     if cny:
         value = _num(cny.group(1), cny.group(2))
         return {"budget": value, "currency": "CNY"} if value else {}

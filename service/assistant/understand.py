@@ -200,7 +200,8 @@ def classify_with_rule(text: str, slots: Slots) -> tuple[Intent, SizingAsk | Non
         return "recommend", None, None, "configuration cue"
     if definitional and not (has_workload and ask) or definitional and cue["faq_how_to"].search(text):
         return "faq", None, None, "definition or how-to cue"
-    if ask and (has_workload or slots.tokens or slots.gpu):
+    # A GPU alone with a memory word ("how fast is the memory on an H100") asks about the card, not a workload's memory.
+    if ask and (has_workload or slots.tokens or (slots.gpu and ask != "memory")):
         if ask == "deadline" and not slots.deadline_hours:
             ask = "time"
         return "sizing", ask, None, f"{ask} cue with a workload"

@@ -147,7 +147,11 @@ def estimate_cost(req: CostRequest, catalog: Catalog) -> CostResult:
         if req.cloud_price_currency != currency:
             quoted = ledger.step("cloud_price_per_gpu_hour_converted", "cloud_price_per_gpu_hour · fx", convert(quoted, req.cloud_price_currency, currency, fx),
                                  f"{currency}/GPU-h")
-    hours_by_gpu = _hours_by_gpu(req, catalog, {i.gpu for i in instances}, gpus, ledger)
+    priced = {i.gpu for i in instances}
+    unlisted = quoted is not None and bool(req.gpu) and not instances
+    if unlisted:
+        priced = {gpu_id}  # the user's rate prices a GPU no listed instance carries (a 4090 on a rental platform)
+    hours_by_gpu = _hours_by_gpu(req, catalog, priced, gpus, ledger)
     options = []
     for inst in instances:
         if inst.gpu not in hours_by_gpu:
@@ -159,6 +163,12 @@ def estimate_cost(req: CostRequest, catalog: Catalog) -> CostResult:
         count = math.ceil(gpus / inst.gpu_count)
         total = count * price.price_per_hour * hours
         options.append(CostOption(price=price, instances=count, gpu_hours=sig(hours * gpus), hours=sig(hours), total_cost=sig(total)))
+    if unlisted:
+        hours = hours_by_gpu[gpu_id]
+        price = InstancePrice(instance="quoted-rate", provider=(req.provider or "quoted").lower(), name="quoted rate", gpu=gpu_id, gpu_count=1,
+                              pricing=pricing, price_per_hour=sig(quoted), price_per_gpu_hour=sig(quoted), price_basis="quoted", region="-",
+                              as_of="-", confidence="user")
+        options.append(CostOption(price=price, instances=gpus, gpu_hours=sig(hours * gpus), hours=sig(hours), total_cost=sig(gpus * quoted * hours)))
     options.sort(key=lambda o: o.total_cost)
     if options:
         ledger.step("cost.cheapest", "instances · price/hour · hours", options[0].total_cost, currency)

@@ -110,6 +110,11 @@ class RoutedUnderstander:
     def understand(self, text: str, *, language: Language | None = None, state: dict[str, Any] | None = None) -> Understanding:
         lang = language or detect_language(text)
         slots = extract_slots(text, self.catalog)
+        previous_gpu = ((state or {}).get("slots") or {}).get("gpu")
+        if previous_gpu and slots.gpu is None and len(text) <= MAX_CONTINUATION_CHARS:
+            sibling = followup.sibling_variant(previous_gpu, text, self.catalog.gpus)
+            if sibling:
+                slots = slots.model_copy(update={"gpu": sibling})
         und = self.read(text, slots, lang, vector=self.router.embed(text))
         if state and followup.is_follow_up(text, state):
             # A follow-up's words say little on their own ("what about H100 instead?" is not a comparison):

@@ -99,6 +99,7 @@ class FakeHit:
     text: str
     heading: str
     source: str = "A source"
+    doc_id: str = ""
 
 
 def test_an_intro_is_never_quoted_without_its_items() -> None:
@@ -121,8 +122,8 @@ def test_table_rows_are_quoted_as_whole_statements() -> None:
 def test_redundant_sentences_are_picked_once(index: KnowledgeIndex) -> None:
     same = "Checkpoint the optimizer state as well as the weights, or a resumed run starts with a cold optimizer."
     hits = [
-        FakeHit(f"{same} Save the data loader position too, so no sample is seen twice.", "Saving state"),
-        FakeHit(f"{same} Keep the last two checkpoints in case the newest one is incomplete.", "Keeping checkpoints"),
+        FakeHit(f"{same} Save the data loader position too, so no sample is seen twice.", "Saving state", doc_id="ckpt"),
+        FakeHit(f"{same} Keep the last two checkpoints in case the newest one is incomplete.", "Keeping checkpoints", doc_id="ckpt"),
         FakeHit("Young's formula gives the interval from the save time and the mean time between failures.", "Interval"),
     ]
     result = compose_faq("what must a checkpoint contain to resume training", "en", hits, index.embed)

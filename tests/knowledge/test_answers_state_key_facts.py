@@ -74,6 +74,26 @@ CASES = [
 ]
 
 
+# Operations topics (issue 7): NCCL over NVLink, GPUDirect RDMA, low MFU, periodic dips, cloud checkpoints, stragglers, ...
+OPERATIONS_CASES = [
+    ("Is NVLink picked up by NCCL by itself, or is there a flag to set?", [r"automatically"]),
+    ("NCCL 需要配置什么才能用上 NVLink？", [r"自动使用 NVLink"]),
+    ("What is GPUDirect RDMA good for in a multi-node cluster?", [r"host memory|host \(CPU\) memory"]),
+    ("GPUDirect RDMA 有什么作用？", [r"主机（CPU）内存|主机内存"]),
+    ("Our step time gets worse every hour for a few minutes, what periodic things should I suspect?", [r"checkpoint", r"garbage|cron"]),
+    ("训练每隔一小时就慢几分钟，可能是什么周期性原因", [r"checkpoint", r"垃圾回收|定时任务"]),
+    ("Where should a big training job on Google Cloud save its checkpoints?", [r"object storage", r"sharded|asynchronous"]),
+    ("云上训练的checkpoint存哪里比较好", [r"对象存储", r"分片|异步"]),
+    ("We have a huge folder of small JPEG files and the GPUs starve. What should we do?", [r"WebDataset"]),
+    ("海量小图片训练，数据加载太慢怎么办", [r"WebDataset|打包"]),
+    ("Which hidden costs come with running our own GPU servers?", [r"cooling", r"staff"]),
+    ("自己买 GPU 服务器放机房，有哪些隐藏成本？", [r"制冷", r"运维"]),
+    ("Which speculative decoding methods exist and when are they worth it?", [r"EAGLE|Medusa|draft", r"batch"]),
+    ("One node keeps slowing the job. How do I test it and get it out of the pool?", [r"dcgmi diag|gpu-burn|DCGM", r"(?i)drain|cordon"]),
+]
+CASES += OPERATIONS_CASES
+
+
 @pytest.fixture(scope="module")
 def index(indexed_data_dir: Path, knowledge_copy: Path) -> KnowledgeIndex:
     settings = Settings(data_dir=indexed_data_dir, knowledge_dir=knowledge_copy, environment="test")

@@ -23,3 +23,11 @@ def test_a_yuan_rate_is_converted_into_the_result_currency(size) -> None:
     assert r.cheapest.price.price_per_gpu_hour == pytest.approx(2.0)
     assert r.cheapest.total_cost == pytest.approx(1600.0)
     assert any(step.name == "cloud_price_per_gpu_hour_converted" for step in r.work.steps)
+
+
+def test_a_quoted_rate_prices_a_gpu_no_listed_instance_carries(size) -> None:
+    # No catalog instance carries an RTX 4090; the user's rate alone prices the hours.
+    assert size("cost", gpu_hours=1200, gpu="rtx-4090", gpus=4).cheapest is None
+    r = size("cost", gpu_hours=1200, gpu="rtx-4090", gpus=4, cloud_price_per_gpu_hour=2.0, cloud_price_currency="CNY", currency="CNY")
+    assert r.cheapest.total_cost == pytest.approx(2400.0)
+    assert r.cheapest.price.price_basis == "quoted" and r.cheapest.instances == 4

@@ -9,6 +9,10 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import yaml
 
 from service.assistant.understand import INJECTION
 from service.contract import Block, BulletsBlock, ChecklistBlock, ChecklistStep
@@ -17,12 +21,38 @@ CODE = re.compile(r"```[a-zA-Z]*\n.*?```", re.S)
 FENCE = re.compile(r"^```[a-zA-Z]*\n|```$")
 CJK = re.compile(r"[\u4e00-\u9fff]")
 STOP_EN = set("the a an of to in on for and or is are be with what how why do does my our we i it this that when which can should".split())
-REMEDY_ASK = re.compile(r"怎么办|咋整|咋办|如何解决|怎么解决|怎么优化|如何优化|怎么防|咋防|有啥办法|有什么办法|怎么处理|怎么排查|如何排查|怎么调|"
-                        r"what should (?:i|we)|how (?:do|can|should) (?:i|we) (?:fix|avoid|reduce|speed|handle|prevent|debug|tune)|what's the fix|how to (?:fix|avoid|reduce)|which knobs", re.I)
-ADVICE = re.compile(r"建议|应该|可以用|可以把|改用|换成|打包|开启|打开|设置|加大|提高|减少|使用|先|把|用 |优化|缓存|"
-                    r"\b(?:use|pack|convert|enable|set|increase|reduce|raise|lower|switch|move|cache|try|prefer|turn on|keep|add|shard|pre-?tokeni[sz]e)\b", re.I)
+# Question kinds and the sentences that answer them are vocabulary: faq_cues.yaml (en and zh), compiled once.
+CUES = Path(__file__).with_name("faq_cues.yaml")
+
+
+@cache
+def _cues() -> dict[str, dict[str, list[str]]]:
+    return yaml.safe_load(CUES.read_text(encoding="utf-8"))
+
+
+def _alternatives(name: str) -> str:
+    return "|".join(fragment for language in ("en", "zh") for fragment in _cues()[name].get(language, []))
+
+
+def _cue(name: str) -> re.Pattern[str]:
+    return re.compile(_alternatives(name), re.I)
+
+
+REMEDY_ASK = _cue("remedy_ask")
+ADVICE = _cue("advice")
 SOLUTION_HEADING = re.compile(r"优化|解决|排查|办法|做法|手段|建议|修复|预防|fix|optimi[sz]|mitigat|how to|what to do|remed|prevent|diagnos|checklist", re.I)
-COMMAND_ASK = re.compile(r"命令|怎么测|如何测|怎么查|如何查|怎么检查|如何检查|怎么跑|command|how (?:do|can) (?:i|we) (?:test|check|run|measure)|which tool|用什么工具|checklist|清单", re.I)
+# "Is X worth it?" (WORTH_ASK) is answered by VERDICT sentences; "A or B?" (DIFFERENCE_ASK) by sentences naming both SIDES.
+WORTH_ASK = _cue("worth_ask")
+VERDICT = _cue("verdict")
+DIFFERENCE_ASK = _cue("difference_ask")
+# "Is our value low?" (JUDGE_ASK) is answered by BENCHMARK sentences: the typical or published range.
+JUDGE_ASK = _cue("judge_ask")
+BENCHMARK = _cue("benchmark")
+SIDES = re.compile(rf"([A-Za-z][A-Za-z0-9_.+-]*)\s*(?:{_alternatives('sides_connective')})\s*([A-Za-z][A-Za-z0-9_.+-]*)", re.I)
+COMMAND_ASK = re.compile(
+    r"命令|怎么测|如何测|怎么查|如何查|怎么检查|如何检查|怎么跑|command|how (?:do|can) (?:i|we) (?:test|check|run|measure)|which tool|用什么工具|checklist|清单",
+    re.I,
+)
 
 
 @dataclass
@@ -39,7 +69,7 @@ def terms(text: str) -> set[str]:
     lowered = text.lower()
     words = {w for w in re.findall(r"[a-z0-9][a-z0-9_.+-]*", lowered) if w not in STOP_EN and len(w) > 1}
     cjk = "".join(CJK.findall(lowered))
-    return words | {cjk[i:i + 2] for i in range(len(cjk) - 1)}
+    return words | {cjk[i : i + 2] for i in range(len(cjk) - 1)}
 
 
 def units(chunk_text: str) -> list[tuple[str, bool]]:
@@ -47,7 +77,7 @@ def units(chunk_text: str) -> list[tuple[str, bool]]:
     out: list[tuple[str, bool]] = []
     pos = 0
     for m in CODE.finditer(chunk_text):
-        out.extend((s, False) for s in _sentences(chunk_text[pos:m.start()]))
+        out.extend((s, False) for s in _sentences(chunk_text[pos : m.start()]))
         out.append((m.group(0).strip(), True))
         pos = m.end()
     out.extend((s, False) for s in _sentences(chunk_text[pos:]))
@@ -68,8 +98,7 @@ def _sentences(text: str) -> list[str]:
     return pieces
 
 
-def select(question: str, chunks: list[str], *, max_points: int = 5, want_code: bool | None = None,
-           headings: list[str] | None = None) -> list[Passage]:
+def select(question: str, chunks: list[str], *, max_points: int = 5, want_code: bool | None = None, headings: list[str] | None = None) -> list[Passage]:
     """The best sentences across chunks; chunk i is citation i+1. The first chunk is favoured.
 
     A "what do I do" question favours advice sentences and sections about fixes.

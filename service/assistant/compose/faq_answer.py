@@ -12,23 +12,39 @@ each ending in its [n] citation, numbered in order of first use over only the
 hits cited. Relevance is the dense similarity of a sentence (and of its
 section heading) to the question with the bundled encoder, plus the share of
 the question's words (the retrieval tokens: jieba, folded Latin words) that it
-contains; a "why" question prefers sentences that give a reason, a "what do I
-do" question sections and sentences that advise. Beyond the minimum, a point
-must reach a share of the lead's relevance. Sentences are the documents' own, so every number in the answer is a
-cited passage's. An intro that announces a list ("…fits three situations.",
+contains; a "why" question prefers reasons, a "what do I do" question advice, an
+"is it worth it" question the trade-off, "is our value low" the typical range,
+"A or B" sentences naming both (the cues are compose/faq_cues.yaml); each part
+of a question in several parts gets its best sentence. Documents far below the
+best one are not quoted at all, not even to reach the minimum (the gate and the
+part splitting are in faq_sections.py); beyond the
+minimum, a point must reach a share of the lead's relevance. Sentences are the
+documents' own, so every number in the answer is a cited passage's. An intro that announces a list ("…fits three situations.",
 "…如下：") is never quoted without its items; list items are kept whole.
 """
 
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import numpy as np
 
-from service.assistant.compose.extract import ADVICE, REMEDY_ASK, SOLUTION_HEADING
+from service.assistant.compose.extract import (
+    ADVICE,
+    BENCHMARK,
+    DIFFERENCE_ASK,
+    JUDGE_ASK,
+    REMEDY_ASK,
+    SIDES,
+    SOLUTION_HEADING,
+    VERDICT,
+    WORTH_ASK,
+)
+from service.assistant.compose.faq_sections import Embed, on_topic, question_parts
 from service.retrieval.text import term_set, tokenize
 
 MAX_POINTS = 5
@@ -47,6 +63,10 @@ POINT_FLOOR = 0.6  # a point beyond the minimum must reach this share of the lea
 WHY_ASK = re.compile(r"\bwhy\b|\bhow come\b|\bwhat makes\b|为什么|为啥|为何|怎么会|什么原因|原因是什么", re.I)
 REASON = re.compile(r"\bbecause\b|\bsince\b|\bso that\b|\bwhich (?:needs|requires|means)\b|因为|由于|之所以|是为了|所以|因此", re.I)
 REASON_SENTENCE = 0.06
+# "Is X worth it?" is answered by the trade-off and the verdict; "A or B?" by sentences that name both.
+VERDICT_SENTENCE, BOTH_SIDES = 0.05, 0.08
+# "We measure X, is that low?" is answered by the typical or published range.
+BENCHMARK_SENTENCE = 0.06
 MIN_CHARS, MAX_LEAD_CHARS = 12, 360
 
 LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
@@ -231,20 +251,37 @@ def compose_faq(
     *,
     max_points: int = MAX_POINTS,
     skip: Callable[[str], bool] | None = None,
+    asked: str | None = None,
 ) -> FaqAnswer:
     """The lead, 2-5 supporting points and the hits they cite (see the module docstring).
 
     language: "zh" or "en", the answer's (sentences are joined to their [n] the way that language writes).
     embed: texts -> unit-length rows; None scores by words alone. skip: sentences never to quote (instructions).
+    asked: for a follow-up read with the question it follows, the follow-up's own words: only they are split into
+    parts to answer one by one (the earlier question was answered in its own turn).
     """
     candidates = [u for index, hit in enumerate(hits) for u in units(hit.text, index) if not (skip and skip(u.text))]
     if not [u for u in candidates if not u.hidden]:
         return FaqAnswer(lead="")
     vectors = None if embed is None else embed([u.text for u in candidates])
     _score(question, hits, candidates, embed, vectors)
+    # Sections of documents far off the question are not quoted at all, not even to reach the minimum.
+    best_sentence: dict[int, float] = defaultdict(float)
+    for unit in candidates:
+        if not unit.hidden:
+            best_sentence[unit.hit] = max(best_sentence[unit.hit], unit.relevance)
+    kept_hits = on_topic(question, hits, best_sentence, embed)
+    keep = [i for i, u in enumerate(candidates) if u.hit in kept_hits]
+    candidates = [candidates[i] for i in keep]
+    vectors = None if vectors is None else vectors[keep]
     lead_index = _pick_lead(candidates)
     chosen = [lead_index]
+    for part_best in _part_answers(question, hits, candidates, embed, vectors, asked):
+        if part_best not in chosen and len(chosen) <= max_points:
+            chosen.append(part_best)
     floor = candidates[lead_index].relevance * POINT_FLOOR
+    # Asked what to do, a fix section's list (ways out, cheapest first) is the answer: its items do not crowd each other out.
+    fix_lists = {u.hit for u in candidates if u.is_item and SOLUTION_HEADING.search(hits[u.hit].heading or "")} if REMEDY_ASK.search(question) else set()
     while len(chosen) <= max_points:
         best, best_score = None, -np.inf
         for index, unit in enumerate(candidates):
@@ -252,10 +289,8 @@ def compose_faq(
                 continue
             if len(chosen) > MIN_POINTS and unit.relevance < floor:
                 continue  # past the minimum only relevant points: a weak one never displaces a relevant but similar one
-            redundancy = (
-                max(float(vectors[index] @ vectors[c]) for c in chosen) if vectors is not None else _overlap(unit, candidates, chosen)
-            )
-            crowding = SAME_SECTION * sum(1 for c in chosen if candidates[c].hit == unit.hit)
+            redundancy = max(float(vectors[index] @ vectors[c]) for c in chosen) if vectors is not None else _overlap(unit, candidates, chosen)
+            crowding = 0.0 if unit.hit in fix_lists and unit.is_item else SAME_SECTION * sum(1 for c in chosen if candidates[c].hit == unit.hit)
             score = MMR_LAMBDA * unit.relevance - (1 - MMR_LAMBDA) * redundancy - crowding
             if score > best_score:
                 best, best_score = index, score
@@ -284,6 +319,9 @@ def _score(
     asked = set(tokenize(question))
     remedy = bool(REMEDY_ASK.search(question))
     why = bool(WHY_ASK.search(question))
+    worth = bool(WORTH_ASK.search(question))
+    judge = bool(JUDGE_ASK.search(question))
+    sides = _sides(question)
     dense = np.zeros(len(candidates), dtype=np.float32)
     heading = np.zeros(len(hits), dtype=np.float32)
     if embed is not None and vectors is not None:
@@ -306,15 +344,42 @@ def _score(
             own = max(own, INTRO_SHARE * intro_relevance[(unit.hit, unit.intro)] - LIST_DECAY * unit.rank_in_list)
         prior = RANK_PRIOR[unit.hit] if unit.hit < len(RANK_PRIOR) else 0.0
         if remedy:
-            prior += FIX_SECTION * bool(SOLUTION_HEADING.search(hits[unit.hit].heading or "")) + ADVICE_SENTENCE * bool(
-                ADVICE.search(unit.text)
-            )
+            prior += FIX_SECTION * bool(SOLUTION_HEADING.search(hits[unit.hit].heading or "")) + ADVICE_SENTENCE * bool(ADVICE.search(unit.text))
         if why:
             prior += REASON_SENTENCE * bool(REASON.search(unit.text))
+        if worth:
+            prior += VERDICT_SENTENCE * bool(VERDICT.search(unit.text))
+        if judge:
+            prior += BENCHMARK_SENTENCE * bool(BENCHMARK.search(unit.text))
+        if sides:
+            prior += BOTH_SIDES * all(side.search(unit.text) for side in sides)
         unit.base, unit.relevance = own, own + HEADING * float(heading[unit.hit]) + prior
         if unit.hidden:
             intro_relevance[(unit.hit, unit.text)] = own
         previous = unit
+
+
+def _sides(question: str) -> list[re.Pattern[str]]:
+    """The two things a "difference between A and B" question compares, as whole-word patterns; none otherwise."""
+    found = SIDES.search(question) if DIFFERENCE_ASK.search(question) else None
+    if not found or found.group(1).lower() == found.group(2).lower():
+        return []
+    return [re.compile(rf"(?<![A-Za-z0-9]){re.escape(side)}(?![A-Za-z0-9])", re.I) for side in found.groups()]
+
+
+def _part_answers(
+    question: str, hits: Sequence[HitLike], candidates: list[Unit], embed: Embed, vectors: np.ndarray | None, asked: str | None = None
+) -> list[int]:
+    """For a question asked in several parts, the best sentence for each part: scored for the part and the whole
+    question together, since a part alone ("被回收了咋办") may not name its subject. asked: the text the parts are
+    read from when it is not the whole question (a follow-up's own message, the question it follows being context)."""
+    out: list[int] = []
+    shown = [i for i, u in enumerate(candidates) if not u.hidden]
+    for part in question_parts(question if asked is None else asked):
+        scored = [replace(u) for u in candidates]
+        _score(part, hits, scored, embed, vectors)
+        out.append(max(shown, key=lambda i: scored[i].relevance + candidates[i].relevance))
+    return out
 
 
 def _coverage(asked: set[str], text: str) -> float:

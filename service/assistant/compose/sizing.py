@@ -199,8 +199,8 @@ def _data_loader(r, lang: str, catalog: Catalog) -> Rendered:
 
 def _checkpoint(r, lang: str, catalog: Catalog) -> Rendered:
     return pick(lang,
-                f"**A checkpoint of {model_name(catalog, r.model)} ({'weights + optimizer state' if r.contents == 'full' else 'weights only'}) is about {num(r.size_gb)} GB** and takes {num(r.write_seconds)} s to write; with a job MTBF of {num(r.job_mtbf_hours)} h, checkpoint every {num(r.optimal_interval_minutes)} minutes (overhead {pct(r.overhead_fraction)}).",
-                f"**{model_name(catalog, r.model)} 的检查点（{'权重 + 优化器状态' if r.contents == 'full' else '仅权重'}）约 {num(r.size_gb)} GB**，写入约需 {num(r.write_seconds)} 秒；按作业平均无故障时间 {num(r.job_mtbf_hours)} 小时，建议每 {num(r.optimal_interval_minutes)} 分钟保存一次（开销 {pct(r.overhead_fraction)}）。"), None
+                f"**A checkpoint of {model_name(catalog, r.model)} ({'weights + optimizer state' if r.contents == 'full' else 'weights only'}) is about {num(r.size_gb)} GB** and takes {num(r.write_seconds)} s{f' (≈ {num(r.write_seconds / 60)} minutes)' if r.write_seconds >= 120 else ''} to write; with a job MTBF of {num(r.job_mtbf_hours)} h, checkpoint every {num(r.optimal_interval_minutes)} minutes (overhead {pct(r.overhead_fraction)}).",
+                f"**{model_name(catalog, r.model)} 的检查点（{'权重 + 优化器状态' if r.contents == 'full' else '仅权重'}）约 {num(r.size_gb)} GB**，写入约需 {num(r.write_seconds)} 秒{f'（约 {num(r.write_seconds / 60)} 分钟）' if r.write_seconds >= 120 else ''}；按作业平均无故障时间 {num(r.job_mtbf_hours)} 小时，建议每 {num(r.optimal_interval_minutes)} 分钟保存一次（开销 {pct(r.overhead_fraction)}）。"), None
 
 
 def _cost(r, lang: str, catalog: Catalog) -> Rendered:

@@ -22,9 +22,9 @@ import yaml
 
 from service.assistant import consult, cues
 from service.assistant.compose import extract
-from service.assistant.compose.fmt import big, duration, gib, money, num
+from service.assistant.compose.fmt import big, duration, gib, money, num, pct
 from service.assistant.handlers.base import Context, Draft
-from service.assistant.handlers.purchase import purchase_answer
+from service.assistant.handlers.purchase import purchase_answer, serving_purchase, wants_to_buy
 from service.assistant.messages import say
 from service.contract import BulletsBlock, LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
 from service.sizing.cost import CAPEX_PER_GPU_USD, DEFAULT_FX_CNY_PER_USD
@@ -53,14 +53,26 @@ def archetype_answer(ctx: Context, serve: Callable[[Context], Draft]) -> Draft |
     `serve` is the consulted recommendation, used once an assumed model is in the slots."""
     s = ctx.slots
     kind = archetype_of(ctx.text)
+    if kind == "small_models_team" and not (s.gpu or s.gpus or s.nodes or s.budget) and s.task != "inference" and \
+            (_params_of(ctx) or 0) <= ITERATION_MAX_PARAMS:
+        return _iteration_node(ctx)  # "quant team, models up to 1B on tick data, fast iteration": one dense node, data local
     if (kind == "pretrain_small" or s.task == "pretrain") and ctx.understanding.ask is None and not consult.cue("fine_tune", ctx.text):
         # A configuration to choose; a sizing ask ("how many tokens does $50k buy?") is the calculator's, and a mix of
         # mostly fine-tuning with some pre-training is a fine-tuning purchase (handlers/purchase.py).
         if kind == "domestic" and not s.gpu:
             _set_slots(ctx, gpu="ascend-910b")  # the requirement decides the card the budget is spent on
         return pretrain_budget(ctx)
+    if _buys_for_serving(ctx):
+        bought = serving_purchase(ctx, for_person=kind == "personal")  # "an inference service, budget ¥50k, what to buy": cards and the models they serve
+        if bought is not None:
+            return bought
+    if kind == "shared_cluster" and (s.budget or consult.cue("build_cluster", ctx.text)) and not s.model:
+        return _shared_cluster(ctx)  # "HPC admin, $2M, a cluster for 40 groups": the platform, not one group's model
+    if kind == "vision" and (s.model or s.params_b) and not (s.gpu or s.gpus or s.nodes) and consult.cue("build_cluster", ctx.text):
+        return _vision(ctx)  # "VLA on a 7B backbone, hundreds of TB of video, a small cluster?": the node, storage first
     if kind == "personal" and not s.budget and not s.gpu and s.task in (None, "fine-tune") and _small_named(ctx) and \
-            cues.matches("market_cues.yaml", "buy", ctx.text) | cues.matches("market_cues.yaml", "choose_card", ctx.text):
+            cues.matches("market_cues.yaml", "buy", ctx.text) | cues.matches("market_cues.yaml", "choose_card", ctx.text) | \
+            consult.cue("card_choice", ctx.text):
         return _personal(ctx)  # "a student building a box for 7B LoRA, which card?": the 24 GB card, checked for that model
     if kind == "domestic" and (s.model or s.params_b) and not s.gpu and "ascend-910b" in ctx.catalog.gpus:
         _set_slots(ctx, gpu="ascend-910b")  # a named model under a domestic-hardware rule: sized on the Ascend card
@@ -83,6 +95,20 @@ def archetype_answer(ctx: Context, serve: Callable[[Context], Draft]) -> Draft |
     if kind == "domestic":
         return _domestic(ctx)
     return None
+
+
+def _buys_for_serving(ctx: Context) -> bool:
+    """A budget to spend on cards that will serve models, no model named; a follow-up ("and with ¥500k?") keeps the
+    question it follows, so both are read."""
+    s = ctx.slots
+    if not s.budget or s.model or s.params_b or s.gpu or s.task in ("fine-tune", "pretrain"):
+        return False
+    text = f"{ctx.understanding.context or ''} {ctx.text}"
+    serving = s.task == "inference" or consult.cue("serving", text)
+    # Renting words make it a rental question; otherwise a budget for serving hardware is spent on cards, also in a
+    # follow-up that only changes the budget ("预算提到50万呢").
+    renting = cues.matches("market_cues.yaml", "rent", ctx.text) and not wants_to_buy(ctx.text)
+    return serving and not consult.cue("fine_tune", text) and not renting and not cues.matches("market_cues.yaml", "no_buy", text)
 
 
 def _set_slots(ctx: Context, **values) -> None:
@@ -169,13 +195,101 @@ def _vision(ctx: Context) -> Draft:
     ctx.record("vision-node", {"gpus_per_node": NODE_GPUS, "entry_gpus": [1, 2]}, {"node_gpus": NODE_GPUS})
     a, h = (node[g] for g in VISION_NODE)
     e1, e2 = (entry[g] for g in VISION_ENTRY)
+    backbone = _backbone_on_node(ctx, a)
     blocks = [LeadBlock(text=say("archetype.vision_lead", lang, n=NODE_GPUS, a=a.name, h=h.name, memory=num(h.memory_gb))),
-              NoticeBlock(kind="assumption", text=say("archetype.vision_assumed", lang)),
+              backbone or NoticeBlock(kind="assumption", text=say("archetype.vision_assumed", lang)),
               BulletsBlock(items=[say("archetype.vision_entry", lang, e1=e1.name, m1=num(e1.memory_gb), e2=e2.name, m2=num(e2.memory_gb)),
                                   say("archetype.vision_production", lang, n=NODE_GPUS, a=a.name, h=h.name),
                                   say("archetype.vision_storage", lang), say("archetype.vision_loading", lang)])]
     quoted, hits = _cited(ctx, say("archetype.vision_query", lang), ["storage", "utilization"], "archetype.read_more")
     return Draft(blocks=blocks + quoted, hits=hits,
+                 follow_ups=[say("archetype.follow_dataset", lang), say("workload.follow_with_model", lang)])
+
+
+def _backbone_on_node(ctx: Context, gpu) -> ParagraphBlock | None:
+    """A named backbone (a VLA's 7B language model): full fine-tuning of it on one node, checked by the memory tool."""
+    s = ctx.slots
+    if not (s.model or s.params_b):
+        return None
+    ref = {"model": s.model, "params_b": None if s.model else s.params_b}
+    result, _ = ctx.try_run("training-memory", {**ref, "task": "fine-tune", "method": "full", "gpu": gpu.id, "gpus": NODE_GPUS,
+                                                "sharding": "zero3", "recompute": "full"})
+    if result is None:
+        return None
+    model = ctx.catalog.models[s.model].name if s.model in ctx.catalog.models else f"{num(s.params_b)}B"
+    return ParagraphBlock(text=say("recommend_plans.vision_backbone", ctx.lang, model=model, n=NODE_GPUS, gpu=gpu.name,
+                                   need=num(result.per_gpu.total_gib), have=num(result.gpu_memory_gib),
+                                   fit=say(f"archetype.fit.{result.fit or 'fits'}", ctx.lang)))
+
+
+# -- a cluster many groups share: GPUs from the budget, then fabric, storage and the scheduler -------------
+SHARED_GPU, SHARED_INTERACTIVE = "h100-sxm", "l40s"
+SHARED_GPU_SHARE = 0.7  # of the budget on GPU servers; the rest buys fabric, storage, power and racks (an assumption, stated)
+
+
+def _shared_cluster(ctx: Context) -> Draft:
+    s, lang = ctx.slots, ctx.lang
+    cards = _gpu_facts(ctx, (SHARED_GPU, SHARED_INTERACTIVE))
+    big_gpu, small_gpu = cards[SHARED_GPU], cards[SHARED_INTERACTIVE]
+    lead = say("recommend_plans.shared_lead", lang, n=NODE_GPUS, gpu=big_gpu.name, memory=num(big_gpu.memory_gb))
+    notes = []
+    if s.budget:
+        currency = s.currency or ("CNY" if lang == "zh" else "USD")
+        budget_usd = s.budget / DEFAULT_FX_CNY_PER_USD if currency == "CNY" else s.budget
+        price = CAPEX_PER_GPU_USD[SHARED_GPU]
+        gpus = int(budget_usd * SHARED_GPU_SHARE // price) // NODE_GPUS * NODE_GPUS
+        ctx.record("gpus-in-budget", {"budget": s.budget, "currency": currency, "fx_cny_per_usd": DEFAULT_FX_CNY_PER_USD, "price_per_gpu_usd": price,
+                                      "gpu_share": SHARED_GPU_SHARE, "gpus_per_node": NODE_GPUS},
+                   {"budget_usd": budget_usd, "gpu_budget_usd": budget_usd * SHARED_GPU_SHARE, "gpus": gpus, "nodes": gpus // NODE_GPUS})
+        if gpus >= NODE_GPUS:
+            lead = say("recommend_plans.shared_lead_budget", lang, budget=money(s.budget, currency), share=pct(SHARED_GPU_SHARE), gpus=gpus,
+                       nodes=gpus // NODE_GPUS, gpu=big_gpu.name, memory=num(big_gpu.memory_gb))
+            notes.append(NoticeBlock(kind="assumption", text=say("archetype.pretrain_price", lang, price=money(price, "USD"), gpu=big_gpu.name)))
+    blocks = [LeadBlock(text=lead), *notes, NoticeBlock(kind="assumption", text=say("recommend_plans.shared_assumed", lang)),
+              BulletsBlock(items=[say("recommend_plans.shared_gpus", lang, gpu=big_gpu.name, small=small_gpu.name, small_memory=num(small_gpu.memory_gb)),
+                                  say("recommend_plans.shared_network", lang), say("recommend_plans.shared_storage", lang),
+                                  say("recommend_plans.shared_scheduler", lang), say("recommend_plans.shared_ops", lang)])]
+    quoted, hits = _cited(ctx, say("recommend_plans.shared_query", lang), ["multi-tenancy", "storage"], "archetype.read_more")
+    return Draft(blocks=blocks + quoted, hits=hits, follow_ups=[say("recommend_plans.shared_follow", lang), say("archetype.follow_cloud_budget", lang)])
+
+
+# -- a domain team iterating on small models: one node, one experiment per GPU, the data local ----------------
+ITERATION_MAX_PARAMS = 3e9  # models that train on one GPU each; larger ones are a cluster question
+ITERATION_CARDS = ("h100-sxm", "l40s")
+ITERATION_ASSUMED_B = 1.0  # a small transformer for such data when no size is named
+
+
+def _params_of(ctx: Context) -> float | None:
+    s = ctx.slots
+    return ctx.catalog.models[s.model].params if s.model in ctx.catalog.models else (s.params_b * 1e9 if s.params_b else None)
+
+
+def _iteration_node(ctx: Context) -> Draft:
+    s, lang = ctx.slots, ctx.lang
+    cards = _gpu_facts(ctx, ITERATION_CARDS)
+    ref = {"model": s.model, "params_b": None if s.model else (s.params_b or ITERATION_ASSUMED_B)}
+    model = ctx.catalog.models[s.model].name if s.model in ctx.catalog.models else f"{num(ref['params_b'])}B"
+    rows, works = [], []
+    for gpu in cards.values():
+        result, _ = ctx.try_run("training-memory", {**ref, "task": "pretrain", "gpu": gpu.id, "gpus": 1})
+        if result is None:
+            continue
+        works.append((result.tool, result.work))
+        rows.append([TableCell(text=f"1 × {gpu.name}"), TableCell(text=gib(result.per_gpu.total_gib), value=result.per_gpu.total_gib),
+                     TableCell(text=say(f"archetype.fit.{result.fit or 'fits'}", lang))])
+    big_gpu, small_gpu = (cards[g] for g in ITERATION_CARDS)
+    ctx.record("iteration-node", {"gpus_per_node": NODE_GPUS}, {"node_gpus": NODE_GPUS, "experiments_in_parallel": NODE_GPUS})
+    blocks = [LeadBlock(text=say("recommend_plans.iterate_lead", lang, n=NODE_GPUS, gpu=big_gpu.name, small=small_gpu.name, model=model))]
+    if not (s.model or s.params_b):
+        blocks.append(NoticeBlock(kind="assumption", text=say("recommend_plans.iterate_assumed", lang, model=model)))
+    if rows:
+        blocks.append(TableBlock(columns=[TableColumn(key="gpu", label=say("purchase.col_option", lang)),
+                                          TableColumn(key="memory", label=say("consult.fit_table_memory", lang), unit="GiB", align="right"),
+                                          TableColumn(key="fit", label=say("consult.fit_table_fit", lang))], rows=rows))
+    blocks.append(BulletsBlock(items=[say("recommend_plans.iterate_parallel", lang, n=NODE_GPUS), say("recommend_plans.iterate_data", lang),
+                                      say("recommend_plans.iterate_scale", lang)]))
+    quoted, hits = _cited(ctx, say("archetype.vision_query", lang), ["storage", "utilization"], "archetype.read_more", k=2)
+    return Draft(blocks=blocks + quoted, hits=hits, works=works[:1],
                  follow_ups=[say("archetype.follow_dataset", lang), say("workload.follow_with_model", lang)])
 
 

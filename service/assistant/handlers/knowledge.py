@@ -31,7 +31,8 @@ def faq(ctx: Context) -> Draft:
     # The sentences that answer the question, across the top sections (compose/faq_answer.py); a follow-up
     # ("Slurm 上呢？") is read together with the question it follows, as retrieval read it.
     question = f"{ctx.understanding.context} {ctx.text}" if ctx.understanding.context else ctx.text
-    answer = compose_faq(question, ctx.lang, hits, getattr(ctx.index, "embed", None), skip=extract.INJECTION.search)
+    asked = ctx.text if ctx.understanding.context else None
+    answer = compose_faq(question, ctx.lang, hits, getattr(ctx.index, "embed", None), skip=extract.INJECTION.search, asked=asked)
     if answer.lead:
         blocks: list = [LeadBlock(text=answer.lead)]
         if answer.points:
@@ -59,26 +60,43 @@ def preflight(ctx: Context) -> Draft:
     band = nccl.expected_busbw_gbps
     gpu_name = ctx.catalog.gpus[nccl.gpu].name
     steps = [
-        ChecklistStep(text=say("knowledge.preflight_versions", ctx.lang), commands=[
-            "nvidia-smi", "nvcc --version", "pip show torch", "python -c \"import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())\""]),
-        ChecklistStep(text=say("knowledge.preflight_bandwidth", ctx.lang, gpu=gpu_name, fabric=nccl.fabric, typical=num(band.typical), low=num(band.low)),
-                      commands=["nvidia-smi topo -m", f"./build/all_reduce_perf -b 8 -e 8G -f 2 -g {per_node}"]),
-        ChecklistStep(text=say("knowledge.preflight_iops", ctx.lang), commands=[
-            "fio --name=randread --directory=/data --rw=randread --bs=4k --size=1G --numjobs=16 --iodepth=32 --ioengine=libaio --direct=1 --group_reporting"]),
-        ChecklistStep(text=say("knowledge.preflight_monitoring", ctx.lang),
-                      commands=["nvidia-smi dmon -s pucvmet", "dcgmi diag -r 3"]),
+        ChecklistStep(
+            text=say("knowledge.preflight_versions", ctx.lang),
+            commands=[
+                "nvidia-smi",
+                "nvcc --version",
+                "pip show torch",
+                'python -c "import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())"',
+            ],
+        ),
+        ChecklistStep(
+            text=say("knowledge.preflight_bandwidth", ctx.lang, gpu=gpu_name, fabric=nccl.fabric, typical=num(band.typical), low=num(band.low)),
+            commands=["nvidia-smi topo -m", f"./build/all_reduce_perf -b 8 -e 8G -f 2 -g {per_node}"],
+        ),
+        ChecklistStep(
+            text=say("knowledge.preflight_iops", ctx.lang),
+            commands=[
+                "fio --name=randread --directory=/data --rw=randread --bs=4k --size=1G --numjobs=16 --iodepth=32 --ioengine=libaio --direct=1 --group_reporting"
+            ],
+        ),
+        ChecklistStep(text=say("knowledge.preflight_monitoring", ctx.lang), commands=["nvidia-smi dmon -s pucvmet", "dcgmi diag -r 3"]),
     ]
     if ckpt is not None:
-        steps.append(ChecklistStep(text=say("knowledge.preflight_checkpoint_sized", ctx.lang, size_gb=num(ckpt.size_gb),
-                                            minutes=num(ckpt.optimal_interval_minutes))))
+        steps.append(
+            ChecklistStep(text=say("knowledge.preflight_checkpoint_sized", ctx.lang, size_gb=num(ckpt.size_gb), minutes=num(ckpt.optimal_interval_minutes)))
+        )
     else:
         steps.append(ChecklistStep(text=say("knowledge.preflight_checkpoint", ctx.lang)))
-    blocks = [LeadBlock(text=say("knowledge.preflight_lead", ctx.lang)), *assumptions(["; ".join(assumed)] if assumed else []),
-              ChecklistBlock(steps=steps)]
-    draft = Draft(blocks=blocks, hits=hits, works=[("nccl-expected", nccl.work)], follow_ups=[
-        say("knowledge.follow_low_busbw", ctx.lang),
-        say("knowledge.follow_checkpoint_often", ctx.lang),
-    ])
+    blocks = [LeadBlock(text=say("knowledge.preflight_lead", ctx.lang)), *assumptions(["; ".join(assumed)] if assumed else []), ChecklistBlock(steps=steps)]
+    draft = Draft(
+        blocks=blocks,
+        hits=hits,
+        works=[("nccl-expected", nccl.work)],
+        follow_ups=[
+            say("knowledge.follow_low_busbw", ctx.lang),
+            say("knowledge.follow_checkpoint_often", ctx.lang),
+        ],
+    )
     if ckpt is not None:
         draft.works.append(("checkpoint", ckpt.work))
     if "acceptance_test" in ctx.understanding.evidence:
@@ -105,12 +123,15 @@ THANKS = re.compile(r"thank|thx|谢谢|多谢|感谢|帮大忙", re.I)
 
 def smalltalk(ctx: Context) -> Draft:
     if THANKS.search(ctx.text):
-        return Draft(blocks=[LeadBlock(text=say("knowledge.thanks", ctx.lang))], show_sources=False,
-                     follow_ups=[say("knowledge.follow_preflight", ctx.lang)])
-    return Draft(blocks=[LeadBlock(text=say("knowledge.hello", ctx.lang))], show_sources=False,
-                 follow_ups=[say("knowledge.follow_preflight", ctx.lang), say("knowledge.follow_rent_or_buy", ctx.lang)])
+        return Draft(blocks=[LeadBlock(text=say("knowledge.thanks", ctx.lang))], show_sources=False, follow_ups=[say("knowledge.follow_preflight", ctx.lang)])
+    return Draft(
+        blocks=[LeadBlock(text=say("knowledge.hello", ctx.lang))],
+        show_sources=False,
+        follow_ups=[say("knowledge.follow_preflight", ctx.lang), say("knowledge.follow_rent_or_buy", ctx.lang)],
+    )
 
 
 def out_of_scope(ctx: Context) -> Draft:
-    return Draft(blocks=[LeadBlock(text=say("knowledge.out_of_scope", ctx.lang))], show_sources=False,
-                 follow_ups=[say("knowledge.follow_fine_tune_7b", ctx.lang)])
+    return Draft(
+        blocks=[LeadBlock(text=say("knowledge.out_of_scope", ctx.lang))], show_sources=False, follow_ups=[say("knowledge.follow_fine_tune_7b", ctx.lang)]
+    )

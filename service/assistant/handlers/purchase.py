@@ -15,6 +15,8 @@ from service.assistant.compose.fmt import gib, money, num
 from service.assistant.handlers.base import Context, Draft
 from service.assistant.messages import say
 from service.contract import LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
+from service.errors import InputError
+from service.sizing import get_tool
 from service.sizing.cost import CAPEX_PER_GPU_USD, DEFAULT_FX_CNY_PER_USD
 
 METHODS = ("full", "lora", "qlora")
@@ -40,7 +42,7 @@ def purchase_answer(ctx: Context, *, for_person: bool = False) -> Draft | None:
         return None
     currency = s.currency or ("CNY" if lang == "zh" else "USD")
     budget_usd = s.budget / DEFAULT_FX_CNY_PER_USD if currency == "CNY" else s.budget
-    personal = for_person or cues.matches("market_cues.yaml", "personal", text)
+    personal = for_person or cues.matches("market_cues.yaml", "personal", text) or budget_usd * BUDGET_SLACK < _cheapest_server_card(ctx)
     # A budget with no model named ("lab, $150k, what should we buy?") is still answerable: size for the workload such
     # buyers typically run, say so, and invite the model for a precise plan, rather than asking first.
     assumed = None if (s.model or s.params_b) else ASSUMED_PARAMS_B["personal" if personal else "server"]
@@ -102,6 +104,11 @@ def purchase_answer(ctx: Context, *, for_person: bool = False) -> Draft | None:
                  follow_ups=[say("consulting.follow_fine_tune_time", lang), say("cloud.follow_up_break_even", lang)])
 
 
+def _cheapest_server_card(ctx: Context) -> float:
+    """A budget below the cheapest data-centre card ("and with $2,000 to buy something?") can only be a desktop card."""
+    return min((p for g, p in CAPEX_PER_GPU_USD.items() if g in ctx.catalog.gpus and "GeForce" not in ctx.catalog.gpus[g].name), default=0.0)
+
+
 def _why_not_full(ctx: Context, model_ref: dict, method: str, gpu, count: int, model: str, methods: tuple) -> list:
     """A fine-tuning budget that only buys LoRA/QLoRA: say so, with what full fine-tuning would need on the same cards."""
     if method == "full" or "full" not in methods:
@@ -113,3 +120,95 @@ def _why_not_full(ctx: Context, model_ref: dict, method: str, gpu, count: int, m
         return []
     return [ParagraphBlock(text=say("purchase.method_why", ctx.lang, model=model, need=num(full.per_gpu.total_gib), gpus=count, gpu=gpu.name,
                                     have=num(full.gpu_memory_gib), method=say(f"consult.method.{method}", ctx.lang)))]
+
+
+# -- buying cards to SERVE models, with a budget and no model named ------------------------------
+SERVE_TIERS = ("qwen2.5-32b", "qwen2.5-14b", "qwen2.5-7b")  # small and medium models, largest first (70B-class is another plan)
+SERVE_FORMATS = ("bf16", "fp8", "int4")  # best quality first
+SERVE_CONCURRENCY = 16  # sequences in flight for a small internal service (stated to the user)
+PERSONAL_CONCURRENCY = 1  # a local LLM at home answers one person at a time
+GEFORCE_BELOW_USD = 20_000  # under this a low-budget server is usually built from 24 GB consumer cards
+SERVE_SKIP = ("rtx-3090", "t4")  # out of production or a generation behind: a service is built from cards sold new
+
+
+def serving_purchase(ctx: Context, *, for_person: bool = False) -> Draft | None:
+    """"A small-model inference service, budget ¥50k, which cards?": what the budget buys, and the largest typical
+    model each option serves at which precision; the model is assumed and said to be."""
+    s, lang = ctx.slots, ctx.lang
+    if not s.budget or s.model or s.params_b or s.gpu:
+        return None
+    currency = s.currency or ("CNY" if lang == "zh" else "USD")
+    budget_usd = s.budget / DEFAULT_FX_CNY_PER_USD if currency == "CNY" else s.budget
+    personal = for_person or cues.matches("market_cues.yaml", "personal", ctx.text)
+    skip = () if personal else SERVE_SKIP  # a hobbyist's local-LLM box is often a used 24 GB card
+    users = PERSONAL_CONCURRENCY if personal else SERVE_CONCURRENCY
+    tiers = [m for m in SERVE_TIERS if m in ctx.catalog.models]
+    options = []
+    for gpu_id, price in CAPEX_PER_GPU_USD.items():
+        gpu = ctx.catalog.gpus.get(gpu_id)
+        if gpu is None or gpu.vendor != "nvidia" or gpu_id in skip or ("GeForce" in gpu.name and budget_usd >= GEFORCE_BELOW_USD):
+            continue  # a larger serving budget buys data-centre cards (ECC, rack cooling, a licence for shared use)
+        counts = COUNTS if gpu.form_factor in ("pcie", "nvl") else (8,)
+        count = next((n for n in counts if n * price <= budget_usd * BUDGET_SLACK), None)
+        served = _largest_served(ctx, tiers, gpu, count, users) if count else None
+        if served is None:
+            continue
+        tier, fmt = served
+        # Rank: the largest model served, the better precision, fewer cards (less tensor-parallel traffic over PCIe),
+        # then total memory bandwidth (decode speed).
+        options.append((count * price > budget_usd, tiers.index(tier), SERVE_FORMATS.index(fmt), count,
+                        -count * gpu.memory_bandwidth_gbps, count * price, gpu, count, price, tier, fmt))
+    if not options:
+        return None
+    options.sort(key=lambda o: o[:6])
+    fx = DEFAULT_FX_CNY_PER_USD if currency == "CNY" else 1
+    rows, shown = [], []
+    for *_, gpu, count, price, tier, fmt in options[:MAX_ROWS]:
+        result = ctx.run("inference", {"model": tier, "gpu": gpu.id, "gpus": count, "weights": fmt, "concurrency": users})
+        shown.append((gpu, count, price, tier, fmt, result))
+        rows.append([TableCell(text=f"{count} × {gpu.name}"), TableCell(text=money(count * price * fx, currency), value=count * price * fx),
+                     TableCell(text=f"{ctx.catalog.models[tier].name} · {say(f'consult.method.{fmt}', lang)}"),
+                     TableCell(text=gib(result.per_gpu_total_gib), value=result.per_gpu_total_gib)])
+    ctx.record("purchase-options", {"budget": s.budget, "currency": currency, "fx_cny_per_usd": DEFAULT_FX_CNY_PER_USD, "budget_usd": budget_usd},
+               {"concurrency": users, "options": [{"gpu": g.id, "gpus": n, "memory_gb": g.memory_gb, "price_per_gpu_usd": p, "total_usd": n * p, "total": n * p * fx,
+                             "model": t, "weights": f} for g, n, p, t, f, _ in shown]})
+    gpu, count, price, tier, fmt, result = shown[0]
+    small = ctx.catalog.models[tiers[-1]].name
+    lead = say("recommend_plans.serve_lead_personal" if personal else "recommend_plans.serve_lead", lang, gpus=count, gpu=gpu.name, memory=num(gpu.memory_gb), cost=money(count * price * fx, currency),
+               budget=money(s.budget, currency), model=ctx.catalog.models[tier].name, fmt=say(f"consult.method.{fmt}", lang),
+               concurrency=users, need=num(result.per_gpu_total_gib))
+    columns = [TableColumn(key="option", label=say("purchase.col_option", lang)),
+               TableColumn(key="cost", label=say("purchase.col_cost", lang), align="right"),
+               TableColumn(key="model", label=say("recommend_plans.serve_col_model", lang)),
+               TableColumn(key="memory", label=say("consult.fit_table_memory", lang), unit="GiB", align="right")]
+    blocks = [LeadBlock(text=lead), NoticeBlock(kind="assumption", text=say("recommend_plans.serve_assumed_personal" if personal else "recommend_plans.serve_assumed", lang, concurrency=users,
+                                                                          small=small)),
+              TableBlock(columns=columns, rows=rows), NoticeBlock(kind="assumption", text=say("recommend_plans.serve_prices", lang)),
+              ParagraphBlock(text=say("recommend_plans.serve_small_model", lang, small=small)),
+              ParagraphBlock(text=say("purchase.personal" if personal else "recommend_plans.serve_geforce" if "GeForce" in gpu.name else "purchase.server", lang)),
+              ParagraphBlock(text=say("recommend_plans.serve_stack", lang))]
+    _set(ctx, task="inference")
+    return Draft(blocks=blocks, hits=ctx.retrieve(k=2, topics=["inference"]), works=[(result.tool, result.work)],
+                 follow_ups=[say("recommend_plans.serve_follow_budget", lang), say("consulting.follow_users", lang)])
+
+
+def _largest_served(ctx: Context, tiers: list, gpu, count: int, users: int) -> tuple[str, str] | None:
+    """The largest tier model, and its best format, that fits `count` cards with `users` sequences in flight.
+
+    Explored without recording: only the options shown are run through ctx.run (and so cited)."""
+    tool = get_tool("inference")
+    for tier in tiers:
+        for fmt in SERVE_FORMATS:
+            if fmt == "fp8" and not gpu.supports_fp8:
+                continue
+            try:
+                result = tool({"model": tier, "gpu": gpu.id, "gpus": count, "weights": fmt, "concurrency": users}, ctx.catalog)
+            except InputError:
+                continue
+            if result.fit != "does_not_fit":
+                return tier, fmt
+    return None
+
+
+def _set(ctx: Context, **values) -> None:
+    ctx.understanding = ctx.understanding.model_copy(update={"slots": ctx.slots.model_copy(update=values)})

@@ -142,11 +142,12 @@ def rental_answer(ctx: Context) -> Draft | None:
     ctx.record("rental-hours", {"gpus": gpus, "hours_per_day": hours, "days": days}, {"gpu_hours": gpu_hours})
     currency = s.currency or ("CNY" if lang == "zh" else "USD")
     name, provider = platform or (None, None)
-    result, _ = ctx.try_run("cost", {"gpu_hours": gpu_hours, "gpu": gpu_id, "gpus": gpus, "currency": currency, "provider": provider}) \
+    quoted = quoted_price(ctx, currency)  # "a month on AutoDL at ¥12 an hour": the user's rate prices the period
+    result, _ = ctx.try_run("cost", {"gpu_hours": gpu_hours, "gpu": gpu_id, "gpus": gpus, "currency": currency, "provider": provider, **quoted}) \
         if provider else (None, None)
     listed = result is not None and result.cheapest is not None
     if not listed:
-        result, _ = ctx.try_run("cost", {"gpu_hours": gpu_hours, "gpu": gpu_id, "gpus": gpus, "currency": currency})
+        result, _ = ctx.try_run("cost", {"gpu_hours": gpu_hours, "gpu": gpu_id, "gpus": gpus, "currency": currency, **quoted})
     if result is None or result.cheapest is None:
         return None
     c = result.cheapest
@@ -156,7 +157,9 @@ def rental_answer(ctx: Context) -> Draft | None:
               "price": money(c.price.price_per_gpu_hour, result.currency), "total": money(c.total_cost, result.currency)}
     blocks = [LeadBlock(text=say("rental.lead", lang, **values)), ParagraphBlock(text=say("rental.arithmetic", lang, **values))]
     notes = []
-    if name and not listed:
+    if quoted:
+        notes.append(NoticeBlock(kind="info", text=say("workload.user_price", lang, price=values["price"])))
+    elif name and not listed:
         notes.append(NoticeBlock(kind="assumption", text=say("rental.not_listed", lang, platform=name, instance=c.price.name,
                                                              provider=c.price.provider, region=c.price.region, as_of=c.price.as_of, gpu=gpu)))
     else:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import re
 
-from service.assistant.compose import extract, fit, sizing
+from service.assistant.compose import fit, sizing
 from service.assistant.compose.fmt import money, num
 from service.assistant.compose.work import assumptions, warnings
 from service.assistant.handlers.base import Context, Draft
 from service.assistant.handlers import serving_load
 from service.assistant import consult, cues
 from service.assistant.handlers.knowledge import faq
-from service.assistant.handlers.rental import listed_price_note, quoted_price, rental_answer
+from service.assistant.handlers.rental import listed_price_note, platform_in, quoted_price
 from service.assistant.messages import say
 from service.contract import Clarification, LeadBlock, NoticeBlock, ParagraphBlock
 
@@ -254,8 +254,6 @@ def _inference(ctx: Context) -> Draft:
     return draft
 
 
-RENT_NOT_BUY = re.compile(r"不想买|不买|不购置|不自建|without buying|(?:don'?t|do not) (?:want to )?buy|rather rent|which gpus? (?:should|to|do) (?:we|i) rent|"
-                          r"租(?:什么|哪|用什么)", re.I)
 FLOPS_QUESTION = re.compile(r"flops|算力需求|计算量|多少次(?:浮点)?运算", re.I)
 TOKENS_QUESTION = re.compile(r"how many tokens|多少\s*(?:个)?\s*token|tokens? (?:can|could) we", re.I)
 CHECKPOINT = re.compile(r"checkpoint|ckpt|检查点|存档", re.I)
@@ -267,7 +265,7 @@ def _cost(ctx: Context) -> Draft:
     if s.budget and (s.model or s.params_b) and not s.tokens and TOKENS_QUESTION.search(ctx.text):
         return _tokens_budget(ctx)  # the money is given; the question is what it buys
     if s.gpu_hours:
-        result = ctx.run("cost", {"gpu_hours": s.gpu_hours, "gpu": s.gpu, "gpus": 8, "currency": _currency(ctx), **quoted_price(ctx, _currency(ctx))})
+        result = _priced(ctx, {"gpu_hours": s.gpu_hours, "gpu": s.gpu, "gpus": 8, "currency": _currency(ctx), **quoted_price(ctx, _currency(ctx))})
         draft = _finish(ctx, result, topics=["cost", "spot"], notes=listed_price_note(ctx, result))
         if re.search(r"spot|竞价|抢占|preempt", ctx.text, re.I):
             spot = ctx.run("cost", {"gpu_hours": s.gpu_hours, "gpu": s.gpu, "gpus": 8, "currency": _currency(ctx), "pricing": "spot"})
@@ -279,10 +277,25 @@ def _cost(ctx: Context) -> Draft:
     if (s.model or s.params_b) and (s.tokens or s.samples):
         if s.samples and not s.tokens:
             return recommend(ctx)
-        result = ctx.run("cost", {**_model_ref(ctx), "tokens": s.tokens, "gpu": s.gpu, "gpus": s.gpus or 8, "currency": _currency(ctx),
-                                  **quoted_price(ctx, _currency(ctx))})
+        result = _priced(ctx, {**_model_ref(ctx), "tokens": s.tokens, "gpu": s.gpu, "gpus": s.gpus or 8, "currency": _currency(ctx),
+                               **quoted_price(ctx, _currency(ctx))})
         return _finish(ctx, result, topics=["cost"], notes=listed_price_note(ctx, result))
-    return recommend(ctx) if (s.model or s.params_b) else cloud_vs_onprem(ctx)
+    if s.model or s.params_b:
+        return recommend(ctx)
+    from service.assistant.handlers.rent_or_buy import cloud_vs_onprem  # rent_or_buy sizes workloads with this module
+
+    return cloud_vs_onprem(ctx)
+
+
+def _priced(ctx: Context, payload: dict):
+    """The cost tool on the cloud the question names ("on AWS"), or on every listed cloud when it names none or that
+    cloud lists no instance for the GPU."""
+    provider = (platform_in(ctx.text) or (None, None))[1]
+    if provider:
+        result, _ = ctx.try_run("cost", {**payload, "provider": provider})
+        if result is not None and result.cheapest is not None:
+            return result
+    return ctx.run("cost", payload)
 
 
 
@@ -290,7 +303,7 @@ def _checkpoint(ctx: Context) -> Draft:
     missing = _need_model(ctx)
     if missing:
         return missing
-    result = ctx.run("checkpoint", {**_model_ref(ctx), "gpus": ctx.slots.gpus or 8})
+    result = ctx.run("checkpoint", {**_model_ref(ctx), "gpus": ctx.slots.gpus or 8, "write_gbps": ctx.slots.storage_write_gbps})
     return _finish(ctx, result, topics=["reliability", "storage"])
 
 
@@ -336,65 +349,3 @@ def _compute(ctx: Context) -> Draft:
         draft.blocks += sizing.blocks(timing, ctx.lang, ctx.catalog, lead=False)
         draft.works.append((timing.tool, timing.work))
     return draft
-
-
-# A money figure ("$80k a month", "每月 30 万"): a bill the break-even can be weighed against.
-MONEY_FIGURE = re.compile(r"[$¥￥]\s*\d|\d[\d,.]*\s*(?:k\b|万|千|元|块|美元|美金|dollars?|usd|rmb|cny)", re.I)
-
-
-def cloud_vs_onprem(ctx: Context) -> Draft:
-    rent = rental_answer(ctx)
-    if rent is not None:
-        return rent  # "a year on AutoDL, how much?": the bill for that period, not a break-even
-    s = ctx.slots
-    if (s.model or s.params_b) and s.yearly_utilization is None and RENT_NOT_BUY.search(ctx.text):
-        # "a POC, we don't want to buy machines: which GPU?": the choice is made; the question is which card to rent.
-        from service.assistant.handlers.consulting import consulted  # consulting imports this module
-
-        return consulted(recommend)(ctx)
-    if "cloud_provider_choice" in ctx.understanding.evidence:
-        return _providers_first(ctx)
-    return _break_even(ctx)
-
-
-def _providers_first(ctx: Context) -> Draft:
-    """Which provider, which billing model: the knowledge leads; the break-even follows only when a utilisation or a bill is given."""
-    s = ctx.slots
-    draft = faq(ctx)
-    draft.follow_ups = [say("cloud.follow_up_break_even", ctx.lang), say("cloud.follow_up_spot", ctx.lang)]
-    if s.yearly_utilization is None and not s.budget and not MONEY_FIGURE.search(ctx.text):
-        return draft
-    result, blocks = _break_even_blocks(ctx)
-    draft.blocks += [ParagraphBlock(text=say("cloud.break_even_after", ctx.lang)), *blocks]
-    draft.works.append(("break-even", result.work))
-    return draft
-
-
-def _break_even_blocks(ctx: Context) -> tuple:
-    s = ctx.slots
-    notes = []
-    if not s.gpu:
-        notes.append(say("workload.assumed_gpu", ctx.lang))
-    if s.yearly_utilization is None:
-        notes.append(say("workload.assumed_utilization", ctx.lang))
-    payload = {"gpu": s.gpu or DEFAULT_GPU, "gpus": s.gpus or 8, "utilization": s.yearly_utilization or 0.6, "currency": _currency(ctx)}
-    if s.cloud_price_per_gpu_hour:
-        # "we rent at $2.5/GPU-hr": the user's rate, in the currency they quoted it in, replaces the catalog's cheapest instance.
-        payload |= {"cloud_price_per_gpu_hour": s.cloud_price_per_gpu_hour, "cloud_price_currency": s.currency or _currency(ctx)}
-    result = ctx.run("break-even", payload)
-    quoted = [NoticeBlock(kind="info", text=say("workload.user_price", ctx.lang, price=money(result.cloud_price_per_gpu_hour, result.currency)))] \
-        if s.cloud_price_per_gpu_hour else []
-    return result, [*sizing.blocks(result, ctx.lang, ctx.catalog), *quoted, *assumptions(notes), *warnings(result.work, ctx.lang)]
-
-
-def _break_even(ctx: Context) -> Draft:
-    s = ctx.slots
-    result, blocks = _break_even_blocks(ctx)
-    hits = ctx.retrieve(k=3, topics=["cloud-vs-onprem", "cost"])
-    passages = extract.select(ctx.text, [h.text for h in hits], max_points=3, headings=[h.heading for h in hits])
-    quoted, hits = extract.cite(passages, hits, title=say("workload.what_else_decides", ctx.lang))
-    blocks += quoted
-    if s.data_sensitivity == "restricted":
-        blocks.append(NoticeBlock(kind="info", text=say("workload.data_restricted", ctx.lang)))
-    return Draft(blocks=blocks, hits=hits, works=[("break-even", result.work)], follow_ups=[
-        say("workload.follow_utilization_90", ctx.lang), say("workload.follow_hybrid", ctx.lang)])

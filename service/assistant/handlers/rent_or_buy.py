@@ -1,0 +1,97 @@
+"""Rent or buy: a break-even for the GPUs in question, or for the card the user's workload needs; which cloud and
+billing model when that is the question; a period's bill when a rental period is named."""
+
+from __future__ import annotations
+
+import re
+
+from service.assistant.compose import extract, sizing
+from service.assistant.compose.fmt import money
+from service.assistant.compose.work import assumptions, warnings
+from service.assistant.handlers.base import Context, Draft
+from service.assistant.handlers.knowledge import faq
+from service.assistant.handlers.rental import rental_answer
+from service.assistant.handlers.workload import DEFAULT_GPU, _currency, recommend
+from service.assistant.messages import say
+from service.contract import NoticeBlock, ParagraphBlock
+
+RENT_NOT_BUY = re.compile(r"不想买|不买|不购置|不自建|without buying|(?:don'?t|do not) (?:want to )?buy|rather rent|which gpus? (?:should|to|do) (?:we|i) rent|"
+                          r"租(?:什么|哪|用什么)", re.I)
+
+
+# A money figure ("$80k a month", "每月 30 万"): a bill the break-even can be weighed against.
+MONEY_FIGURE = re.compile(r"[$¥￥]\s*\d|\d[\d,.]*\s*(?:k\b|万|千|元|块|美元|美金|dollars?|usd|rmb|cny)", re.I)
+
+
+def cloud_vs_onprem(ctx: Context) -> Draft:
+    rent = rental_answer(ctx)
+    if rent is not None:
+        return rent  # "a year on AutoDL, how much?": the bill for that period, not a break-even
+    s = ctx.slots
+    if (s.model or s.params_b) and s.yearly_utilization is None and RENT_NOT_BUY.search(ctx.text):
+        # "a POC, we don't want to buy machines: which GPU?": the choice is made; the question is which card to rent.
+        from service.assistant.handlers.consulting import consulted  # consulting imports this module
+
+        return consulted(recommend)(ctx)
+    if "cloud_provider_choice" in ctx.understanding.evidence:
+        return _providers_first(ctx)
+    if (s.model or s.params_b) and not s.gpu:
+        return _workload_first(ctx)
+    return _break_even(ctx)
+
+
+def _workload_first(ctx: Context) -> Draft:
+    """"LoRA on 7B all year: rent or buy, which card?": the workload picks the card, then the break-even is for that
+    card and count, not for a default 8 x H100 node the workload never needed."""
+    from service.assistant.handlers.consulting import consulted  # consulting imports this module
+
+    assumed = ctx.slots.yearly_utilization is None
+    ctx.understanding = ctx.understanding.model_copy(
+        update={"slots": ctx.slots.model_copy(update={"yearly_utilization": ctx.slots.yearly_utilization or 0.6})})
+    draft = consulted(recommend)(ctx)
+    if assumed and draft.recommendation:
+        draft.blocks.append(NoticeBlock(kind="assumption", text=say("workload.assumed_utilization", ctx.lang)))
+    return draft
+
+
+def _providers_first(ctx: Context) -> Draft:
+    """Which provider, which billing model: the knowledge leads; the break-even follows only when a utilisation or a bill is given."""
+    s = ctx.slots
+    draft = faq(ctx)
+    draft.follow_ups = [say("cloud.follow_up_break_even", ctx.lang), say("cloud.follow_up_spot", ctx.lang)]
+    if s.yearly_utilization is None and not s.budget and not MONEY_FIGURE.search(ctx.text):
+        return draft
+    result, blocks = _break_even_blocks(ctx)
+    draft.blocks += [ParagraphBlock(text=say("cloud.break_even_after", ctx.lang)), *blocks]
+    draft.works.append(("break-even", result.work))
+    return draft
+
+
+def _break_even_blocks(ctx: Context) -> tuple:
+    s = ctx.slots
+    notes = []
+    if not s.gpu:
+        notes.append(say("workload.assumed_gpu", ctx.lang))
+    if s.yearly_utilization is None:
+        notes.append(say("workload.assumed_utilization", ctx.lang))
+    payload = {"gpu": s.gpu or DEFAULT_GPU, "gpus": s.gpus or 8, "utilization": s.yearly_utilization or 0.6, "currency": _currency(ctx)}
+    if s.cloud_price_per_gpu_hour:
+        # "we rent at $2.5/GPU-hr": the user's rate, in the currency they quoted it in, replaces the catalog's cheapest instance.
+        payload |= {"cloud_price_per_gpu_hour": s.cloud_price_per_gpu_hour, "cloud_price_currency": s.currency or _currency(ctx)}
+    result = ctx.run("break-even", payload)
+    quoted = [NoticeBlock(kind="info", text=say("workload.user_price", ctx.lang, price=money(result.cloud_price_per_gpu_hour, result.currency)))] \
+        if s.cloud_price_per_gpu_hour else []
+    return result, [*sizing.blocks(result, ctx.lang, ctx.catalog), *quoted, *assumptions(notes), *warnings(result.work, ctx.lang)]
+
+
+def _break_even(ctx: Context) -> Draft:
+    s = ctx.slots
+    result, blocks = _break_even_blocks(ctx)
+    hits = ctx.retrieve(k=3, topics=["cloud-vs-onprem", "cost"])
+    passages = extract.select(ctx.text, [h.text for h in hits], max_points=3, headings=[h.heading for h in hits])
+    quoted, hits = extract.cite(passages, hits, title=say("workload.what_else_decides", ctx.lang))
+    blocks += quoted
+    if s.data_sensitivity == "restricted":
+        blocks.append(NoticeBlock(kind="info", text=say("workload.data_restricted", ctx.lang)))
+    return Draft(blocks=blocks, hits=hits, works=[("break-even", result.work)], follow_ups=[
+        say("workload.follow_utilization_90", ctx.lang), say("workload.follow_hybrid", ctx.lang)])

@@ -1,0 +1,22 @@
+"""A CUDA OOM while training a named model: the training-memory tool's per-GPU need and the fixes in order of cost,
+on the card the question names or the one the error's "GiB total capacity" implies."""
+
+from __future__ import annotations
+
+from service.assistant.answer import ChatRequest
+
+
+def test_oom_with_a_model_and_the_capacity_in_the_error(advisor) -> None:
+    answer = advisor.answer(ChatRequest(
+        message="full fine-tune of Qwen2.5-7B dies with torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB "
+                "(GPU 0; 79.15 GiB total capacity; 77.9 GiB already allocated)"))
+    assert answer.intent == "diagnostics"
+    memory = next(c for c in answer.tool_calls if c.tool == "training-memory")  # the card in the error; then a bigger one
+    assert memory.input["gpu"] in {"a100-80gb-sxm", "a100-80gb-pcie", "h100-sxm", "h100-pcie", "h800", "a800"}
+    assert "gradient (activation) checkpointing" in answer.answer and answer.grounding.ungrounded == []
+
+
+def test_oom_without_a_model_names_no_figure_it_cannot_compute(advisor) -> None:
+    answer = advisor.answer(ChatRequest(message="训练时报 CUDA out of memory，怎么办"))
+    assert answer.intent == "diagnostics"
+    assert not [c for c in answer.tool_calls if c.tool == "training-memory"]
