@@ -141,11 +141,18 @@ def _speedup(ctx) -> Finding:
     if parity and compute_ratio >= PARITY_FALSE_ABOVE:
         return _parity(ctx, fast, slow, prec, compute_ratio, bw_ratio)
     ctx.record("claim-check", {"fast": fast.id, "slow": slow.id, "precision": prec, "claimed_speedup": claimed},
-               {"compute_ratio": round(compute_ratio, 3), "bandwidth_ratio": round(bw_ratio, 3), "verdict": verdict})
+               {"compute_ratio": round(compute_ratio, 3), "bandwidth_ratio": round(bw_ratio, 3), "verdict": verdict,
+                "fast_dense_tflops": fast.dense_tflops(prec), "slow_dense_tflops": slow.dense_tflops(prec),
+                "fast_memory_gb": fast.memory_gb, "slow_memory_gb": slow.memory_gb})
     key = {"optimistic": "claim.speedup_claim_over", "plausible": "claim.speedup_claim_within", "conservative": "claim.speedup_claim_under"}[verdict]
     lead = say("claim.lead", lang, verdict=say(f"claim.verdict.{verdict}", lang)) + " " + say(
         "claim.speedup_datasheet", lang, fast=fast.name, slow=slow.name, precision=prec.upper(), compute_ratio=num(compute_ratio), bw_ratio=num(bw_ratio))
-    return Finding("speedup", verdict, lead, [say(key, lang, claimed=num(claimed))], topics=["claims", "gpu-selection"])
+    points = [say(key, lang, claimed=num(claimed))]
+    if compute_ratio < 1.05 < bw_ratio:
+        # H200 against H100: the same tensor cores; only memory differs, which compute-bound training barely feels.
+        points.insert(0, say("claim.same_compute", lang, fast=fast.name, slow=slow.name, tflops=num(slow.dense_tflops(prec), 4),
+                             precision=prec.upper(), fast_gb=num(fast.memory_gb), slow_gb=num(slow.memory_gb)))
+    return Finding("speedup", verdict, lead, points, topics=["claims", "gpu-selection"])
 
 
 def _network(ctx) -> Finding:

@@ -147,3 +147,23 @@ def storage_write_gbps(text: str) -> float | None:
             if value:
                 return value * _TO_GBPS[unit.lower()]
     return None
+
+
+# -- a card known only by its memory ------------------------------------------------------------------------------
+# "24G显存的卡", "a 48GB card", "显存只有 16G": the catalog card of that size stands in for it in a fit question (memory is
+# what decides a fit); the answer says which card stood in. Only sizes with one obvious stand-in are read.
+STAND_INS = {16: "t4", 24: "rtx-4090", 40: "a100-40gb-sxm", 48: "l40s", 80: "a100-80gb-sxm", 96: "h20", 141: "h200"}
+_CARD_WORD = r"(?:的)?\s*(?:显存的?(?:卡|显卡|gpu)?|显卡|卡|vram|(?:gpu|graphics) card|card|gpu)"
+_CARD_MEMORY = [
+    re.compile(rf"(?<![\w.])(\d{{2,3}})\s*g(?:b|ib)?\s*{_CARD_WORD}", I),
+    re.compile(r"(?:显存|vram)\s*(?:只有|才|是|有|为)?\s*(\d{2,3})\s*g(?:b|ib)?(?![a-z/])", I),
+]
+
+
+def card_by_memory(text: str) -> tuple[str, int] | None:
+    """(stand-in catalog GPU id, memory in GB) for a card named only by its memory, else None."""
+    for pattern in _CARD_MEMORY:
+        m = pattern.search(text)
+        if m and int(m.group(1)) in STAND_INS:
+            return STAND_INS[int(m.group(1))], int(m.group(1))
+    return None

@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from service.assistant.numbers import ARABIC, BIG, CN_NUMERAL, parse_number
-from service.assistant.slot_readers import EN_COUNT, EN_COUNTS, size_after_name, storage_write_gbps, users_in
+from service.assistant.slot_readers import EN_COUNT, EN_COUNTS, card_by_memory, size_after_name, storage_write_gbps, users_in
 from service.assistant.slot_readers import price as _price
 from service.catalog import Catalog
 from service.catalog.names import CatalogNames, catalog_names, find_all  # noqa: F401 — catalog_names/find_all re-exported for callers
@@ -62,6 +62,7 @@ class Slots(BaseModel):
     compare_gpus: list[str] | None = None
     # A rental rate the user quotes ("$2.5/GPU-hr", "¥9.8/卡时"), in `currency`: the break-even uses it instead of the catalog's.
     cloud_price_per_gpu_hour: float | None = None
+    card_memory_gb: int | None = None  # "24G显存的卡": a card named by its memory alone; `gpu` holds the catalog stand-in
     storage_write_gbps: float | None = None  # "our NFS writes ~200 MB/s": where checkpoints go, GB/s
     users: int | None = None  # "2,000 daily active users", "日活两万": a user count (how many are in flight is the caller's assumption)
 
@@ -142,6 +143,8 @@ def extract_slots(text: str, catalog: Catalog) -> Slots:
             mask(s, e)
         slots.update(_gpu_counts(masked, gpus))
 
+    elif (card := card_by_memory(masked)) is not None:
+        slots["gpu"], slots["card_memory_gb"] = card
     if "gpus" not in slots:
         slots.update(_bare_count(masked))
 

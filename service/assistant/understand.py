@@ -175,7 +175,8 @@ def classify_with_rule(text: str, slots: Slots) -> tuple[Intent, SizingAsk | Non
     ask = _ask(text)
     if cue["strong_claim"].search(text) or (cue["claim"].search(text) and (has_workload or slots.gpu or slots.deadline_hours or re.search(r"\d", text))):
         return "claim_check", ask, None, "claim cue"
-    if cue["preflight"].search(text):
+    if cue["preflight"].search(text) and not (has_workload and (slots.tokens or slots.samples) and ask):
+        # "sanity check: 1.3B on 26B tokens, how many A100-hours" asks for a number, not a checklist
         return "preflight", None, None, "pre-flight cue"
     if cue["cloud"].search(text):
         return "cloud_vs_onprem", "cost", None, "rent-or-buy cue"

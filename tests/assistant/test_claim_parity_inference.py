@@ -21,3 +21,10 @@ def test_loose_parity_claims(advisor, text, verdict):
     assert answer.intent == "claim_check"
     assert verdict in answer.answer.split("\n")[0]
     assert "148" in answer.answer and answer.grounding.ungrounded == []
+
+
+def test_a_speed_up_between_cards_with_the_same_compute_says_so(advisor):
+    answer = advisor.answer(ChatRequest(message="the rep told us H200 trains twice as fast as H100, really?"))
+    assert answer.intent == "claim_check"
+    assert "same dense BF16 compute" in answer.answer and "141 GB" in answer.answer
+    assert answer.grounding.ungrounded == []

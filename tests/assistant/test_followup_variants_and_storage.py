@@ -76,3 +76,32 @@ def test_rent_or_buy_with_a_workload_sizes_the_card_first(advisor):
     configuration = answer.recommendation["recommended"]["configuration"]
     assert configuration["gpus"] <= 2 and configuration["gpu"] != "h100-sxm"
     assert "break-even" in answer.answer.lower()
+
+
+def test_fitting_a_model_in_16_bit_with_no_training_word_is_a_serving_fit(advisor):
+    answer = advisor.answer(ChatRequest(message="will Qwen2.5-72B in bf16 fit on a single H100?"))
+    assert {c.tool for c in answer.tool_calls} >= {"inference"}
+    assert "training-memory" not in {c.tool for c in answer.tool_calls}
+    assert "FP8" in answer.answer.split("\n")[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("24G显存的卡能全参微调7B吗", ("rtx-4090", 24)),
+        ("I have a 48GB card, what can I fine-tune?", ("l40s", 48)),
+        ("显存只有16G能跑7B吗", ("t4", 16)),
+        ("7B needs 16GB of memory in fp16", None),
+        ("my card has 12GB", None),  # no catalog card of that size: nothing stands in
+    ],
+)
+def test_a_card_known_by_its_memory(text, expected):
+    from service.assistant.slot_readers import card_by_memory
+
+    assert card_by_memory(text) == expected
+
+
+def test_a_fit_on_a_card_known_by_its_memory_says_what_stood_in(advisor):
+    answer = advisor.answer(ChatRequest(message="I have a 48GB card, can it fine-tune Llama 3 8B?"))
+    assert answer.answer.startswith("**Yes")
+    assert "You named a 48 GB card" in answer.answer and answer.grounding.ungrounded == []

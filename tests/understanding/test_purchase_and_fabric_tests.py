@@ -68,3 +68,8 @@ CLOUD_STORAGE = [
 @pytest.mark.parametrize("text", CLOUD_STORAGE)
 def test_storage_on_a_cloud_is_knowledge_not_a_provider_choice(understander, text):
     assert understander.understand(text).intent == "faq"
+
+
+def test_a_sanity_check_that_asks_for_a_number_is_sizing(understander):
+    assert understander.understand("quick sanity check on compute: a 3B model on 60B tokens, how many H100 hours?").intent == "sizing"
+    assert understander.understand("sanity check before launching a 64-node run: what should we verify?").intent == "preflight"

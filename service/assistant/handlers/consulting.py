@@ -140,6 +140,8 @@ def fit_question(ctx: Context) -> Draft | None:
     if not (s.gpu and (s.model or s.params_b) and _is("fit", text)) or s.tokens or s.deadline_hours:
         return None
     serving = s.task == "inference" or (s.task is None and (_is("serving", text) or bool(s.weights)))  # INT4/FP8 weights: serving
+    # "will Qwen 72B in bf16 fit on one H100?": with no training word, fitting the weights means running the model.
+    serving = serving or (s.task is None and not s.method and _is("loads_model", text) and not _is("training_words", text))
     if s.weights and serving:
         return None  # a weight format was chosen: the literal answer is the right one
     if s.method and serving:
@@ -181,6 +183,9 @@ def fit_question(ctx: Context) -> Draft | None:
     rows = [[TableCell(text=label[o.option]), TableCell(text=gib(need(o)), value=need(o)),
              TableCell(text=FIT_WORDS[o.fit][1 if lang == "zh" else 0])] for o in options]
     blocks = [LeadBlock(text=lead), TableBlock(columns=columns, rows=rows), _where_memory_goes(ctx, options[0], label, serving, gpus)]
+    if s.card_memory_gb:
+        # "24G显存的卡": the catalog card of that size stood in; memory is what decides the fit.
+        blocks.insert(1, NoticeBlock(kind="assumption", text=say("consult.stand_in", lang, gb=s.card_memory_gb, gpu=gpu.name)))
     focus = asked or best or options[-1]
     if not serving:
         blocks.append(fit.breakdown(ctx, focus.result, label[focus.option]))
@@ -301,6 +306,8 @@ def _steer(ctx: Context) -> list:
         _set_slots(ctx, task="fine-tune")
         s = ctx.slots
     serving = s.task == "inference" or (s.task is None and (_is("serving", text) or bool(s.weights)))  # INT4/FP8 weights: serving
+    # "will Qwen 72B in bf16 fit on one H100?": with no training word, fitting the weights means running the model.
+    serving = serving or (s.task is None and not s.method and _is("loads_model", text) and not _is("training_words", text))
     if serving and s.task is None:
         # "H20 部署 DeepSeek 67B 要几张卡": a serving plan, not a training cluster.
         _set_slots(ctx, task="inference", weights=s.weights or (s.precision if s.precision in ("bf16", "fp16", "fp8") else None))
