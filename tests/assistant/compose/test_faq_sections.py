@@ -7,25 +7,12 @@ Pure unit tests on words alone (embed=None), each isolating one rule.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import yaml
 
 from service.assistant.compose import extract
 from service.assistant.compose.faq_answer import _part_answers, _score, compose_faq, units
 from service.assistant.compose.faq_sections import on_topic, question_parts
-
-
-@dataclass
-class Hit:
-    text: str
-    heading: str
-    doc_id: str
-    source: str = "A source"
-
-
-def quoted(result) -> str:
-    return "\n".join([result.lead, *result.points])
+from tests.assistant.compose.faq_hits import Hit, quoted
 
 
 def test_a_question_in_several_parts_is_split_into_the_parts_that_ask() -> None:

@@ -6,21 +6,8 @@ Pure unit tests of service/assistant/compose/faq_answer.py on words alone (embed
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from service.assistant.compose.faq_answer import compose_faq
-
-
-@dataclass
-class Hit:
-    text: str
-    heading: str
-    doc_id: str
-    source: str = "A source"
-
-
-def quoted(result) -> str:
-    return "\n".join([result.lead, *result.points])
+from tests.assistant.compose.faq_hits import Hit, quoted
 
 
 def test_a_document_far_off_the_question_is_not_quoted_even_to_reach_the_minimum() -> None:
