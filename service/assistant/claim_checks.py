@@ -1,13 +1,14 @@
 """Claim checks for any claim: find what a claim asserts, check it with the matching tool or
 catalog fact, and quote the claim's own numbers and the gap.
 
-    classify(text, slots, catalog) -> a kind (time, throughput, speedup, feature, network,
-                                      latency, memory) or None
+    classify(text, slots, catalog) -> a kind (KINDS, plus ordering and fabric) or None
     check(kind, ctx)               -> a Finding: verdict, lead, points, tool results
 
 A claim that fits no kind is never answered with another claim's verdict: the handler asks
 which kind the user means. Cue words live in claim_cues.yaml (per language), sentences in
-the message catalog.
+the message catalog. Checks of some kinds live beside this file: claim_checks_time (time, GPU-hours),
+claim_checks_hardware / claim_checks_decode (decode, memory, feature, export), claim_checks_headline
+(a headline TFLOPS figure, a per-node network rate).
 """
 
 from __future__ import annotations
@@ -17,14 +18,17 @@ from dataclasses import dataclass, field
 
 
 from service.assistant import cues
-from service.assistant.compose.fmt import big, duration, duration_band, num, pct
+from service.assistant.claim_checks_hardware import claimed_ms_per_token
+from service.assistant.claim_checks_headline import claimed_tflops, node_gbit
+from service.assistant.claim_checks_time import claimed_hours
+from service.assistant.compose.fmt import big, num, pct
 from service.assistant.messages import say
 from service.assistant.numbers import parse_number
 from service.assistant.slots import NUM, Slots
 from service.assistant.spec_facts import export_pair
 from service.catalog import Catalog
 
-KINDS = ("time", "throughput", "speedup", "feature", "network", "latency", "memory", "decode", "export")
+KINDS = ("time", "throughput", "speedup", "peak", "feature", "network", "node_network", "latency", "memory", "decode", "export")
 TOKENS_PER_STEP = 4 * 1024 * 1024  # a 4M-token global batch, as in Llama 2/3 pre-training
 SAMPLES_PER_S = re.compile(
     rf"{NUM}\s*(?:\+|多|以上)?\s*(?:个|条)?\s*(?:训练)?\s*(?:样本|samples?)\s*(?:/\s*s|每秒|per second|/sec)|"
@@ -33,7 +37,7 @@ TOKENS_PER_S = re.compile(rf"{NUM}\s*([kKmM万])?\s*(?:tokens?|token)\s*(?:/\s*s
 LATENCY_US = re.compile(r"(\d+(?:\.\d+)?)\s*(?:µs|μs|us|微秒)", re.I)
 FACTOR = re.compile(r"(\d+(?:\.\d+)?|[两二三四五六七八九十])\s*(?:x|×|倍)(?![a-z])", re.I)
 DURATION = re.compile(r"(?:\d|[一二两三四五六七八九十百半]|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|a few|a|an)\b)\s*"
-                      r"(?:个)?\s*(?:天|days?|小时|hours?|h\b|周|星期|weeks?|个?月|months?|年|years?|gpu[- ]?hours?|卡时)", re.I)
+                      r"(?:个)?\s*(?:天|days?|小时|hours?|h\b|周|星期|weeks?|个?月|months?|年|years?|gpu[- ]?hours?|卡时|分钟|minutes?|mins?\b)", re.I)
 CN_FACTOR = {"两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 LINK_GBIT = re.compile(r"(\d{2,3})\s*(?:g|gb|gbe|gbps|gbit|gb/s|g网|g以太网)?(?![0-9])", re.I)
 
@@ -60,9 +64,13 @@ def classify(text: str, slots: Slots, catalog: Catalog) -> str | None:
     precision = _precision(text)
     if gpus and precision in ("fp8", "bf16") and any(not _supports(catalog, g, precision) for g in gpus):
         return "feature"
-    timed = has_model and (slots.deadline_hours or slots.gpu_hours) and (slots.gpus or slots.nodes or slots.gpu)
+    timed = has_model and (claimed_hours(text, slots) or slots.gpu_hours) and (slots.gpus or slots.nodes or slots.gpu)
     if timed and DURATION.search(text) and not (cue("network", text) and cue("enough", text)):
         return "time"  # "512 H100 in 10 days, and 3× faster than A100": the time decides; the speed-up is checked beside it
+    if gpus and claimed_tflops(text):
+        return "peak"  # "the 4090 has 660 TFLOPS": which data-sheet figure that is, and what decides training
+    if node_gbit(text) and cue("per_node", text) and not has_model:
+        return "node_network"  # "3.2 Tbps per node": the node's NICs added up; per GPU is what a job sees
     pair = export_pair(gpus, catalog)
     if pair and (pair[1].id in gpus or len(gpus) == 1 and cue("export", text)):
         return "export"  # A800/H800 against A100/H100: the same compute, less NVLink
@@ -74,7 +82,9 @@ def classify(text: str, slots: Slots, catalog: Catalog) -> str | None:
         return "fabric"
     if has_model and slots.gpu and (cue("cannot_hold", text) or cue("enough", text) and slots.task != "inference" and not _per_token(text)):
         return "memory"  # "one T4 is enough to fine-tune 8B", "one A100 40GB cannot hold 70B": memory first
-    if has_model and has_inference_speed(text):
+    if has_model and slots.gpu and cue("fits", text) and not cue("cannot_hold", text):
+        return "memory"  # "70B fits on one 80GB card": serving and training memory on that card
+    if has_model and (has_inference_speed(text) or slots.concurrency == 1 and claimed_ms_per_token(text)):
         return "decode"  # per-user decode speed is set by memory bandwidth, not by training throughput
     if (SAMPLES_PER_S.search(text) or TOKENS_PER_S.search(text)) and has_model:
         return "throughput"
@@ -103,6 +113,14 @@ def _secondary_speed_kind(text: str, gpus: list[str], precision: str | None) -> 
 
 def check(kind: str, ctx) -> Finding | None:
     """The finding, or None when the tools cannot decide this claim after all (the handler then answers from knowledge)."""
+    if kind == "time":
+        from service.assistant.claim_checks_time import time_claim
+
+        return time_claim(ctx)
+    if kind in ("peak", "node_network"):
+        from service.assistant import claim_checks_headline as headline
+
+        return {"peak": headline.peak_figure, "node_network": headline.node_network}[kind](ctx)
     if kind in ("decode", "export", "memory", "feature"):
         from service.assistant import claim_checks_hardware as hardware
 
@@ -216,58 +234,6 @@ def _throughput(ctx) -> Finding:
     return Finding("throughput", verdict, lead, points, results=results)
 
 
-def _time(ctx) -> Finding:
-    s, lang = ctx.slots, ctx.lang
-    model = ctx.catalog.models.get(s.model or "")
-    tokens = s.tokens or (model.pretraining_tokens if model and s.task in (None, "pretrain") else None)
-    if tokens is None and model is None and s.params_b:
-        tokens = 20 * s.params_b * 1e9  # compute-optimal (Chinchilla) when the claim names no data size
-    if tokens is None:
-        tokens = 20 * (model.params if model else 0)
-    notes = []
-    if s.tokens is None and model and model.pretraining_tokens:
-        notes.append(say("claim.time_tokens_note", lang, model=model.name, tokens=big(tokens, lang)))
-    gpu = s.gpu or "h100-sxm"
-    gpus = s.gpus or (s.nodes * 8 if s.nodes else 1 if s.gpu and not s.gpu_hours else 8)
-    base = {"model": s.model, "params_b": None if s.model else s.params_b, "tokens": tokens, "gpu": gpu}
-    timing = ctx.run("training-time", {**base, "gpus": gpus, "precision": s.precision})
-    if s.gpu_hours and not s.deadline_hours:
-        return _gpu_hours(ctx, timing, s.gpu_hours, notes)
-    need = ctx.run("gpus-for-deadline", {**base, "deadline_hours": s.deadline_hours})
-    fit = ctx.run("tokens-in-budget", {k: v for k, v in base.items() if k != "tokens"} | {"gpus": gpus, "hours": s.deadline_hours})
-    ratio = timing.hours.typical / s.deadline_hours
-    verdict = "not_credible" if ratio >= 3 else "optimistic" if ratio >= 1.5 else "plausible" if ratio >= 0.67 else "conservative"
-    ctx.record("claim-check", {"claimed_hours": s.deadline_hours, "gpus": gpus, "gpu": gpu, "tokens": tokens},
-               {"estimated_hours": timing.hours.typical, "ratio": round(ratio, 3), "verdict": verdict})
-    name = ctx.catalog.gpus[gpu].name
-    claimed = duration(s.deadline_hours, lang)
-    lead = say("claim.lead", lang, verdict=say(f"claim.verdict.{verdict}", lang)) + " " + say(
-        "claim.time_lead", lang, gpus=gpus, gpu=name, estimate=duration_band(timing.hours, lang), claimed=claimed, ratio=num(ratio))
-    points = [say("claim.time_need", lang, claimed=claimed, need=num(need.gpus.typical), gpu=name, need_rounded=f"{need.gpus_rounded:,}"),
-              say("claim.time_can", lang, gpus=gpus, gpu=name, claimed=claimed, tokens=big(fit.tokens.typical, lang))]
-    second = _secondary_speed_kind(ctx.text, _gpus(s), _precision(ctx.text))
-    if second:
-        # "... and 3× faster than A100": that part of the claim, checked on the data sheets, with its own verdict
-        part = CHECKS[second](ctx)
-        prefix = say("claim.lead", lang, verdict=say(f"claim.verdict.{part.verdict}", lang))
-        points.append(" ".join([say("claim_hw.speed_part", lang, verdict=say(f"claim.verdict.{part.verdict}", lang)),
-                                part.lead.removeprefix(prefix).strip(), *part.points[:1]]))
-    return Finding("time", verdict, lead, points, notes, [timing, need, fit])
-
-
-def _gpu_hours(ctx, timing, claimed: float, notes: list[str]) -> Finding:
-    lang = ctx.lang
-    estimate = timing.gpu_hours.typical
-    ratio = estimate / claimed
-    verdict = "not_credible" if ratio >= 3 else "optimistic" if ratio >= 1.5 else "plausible" if ratio >= 0.5 else "conservative"
-    ctx.record("claim-check", {"claimed_gpu_hours": claimed, "gpu": timing.gpu, "tokens": timing.tokens},
-               {"estimated_gpu_hours": estimate, "ratio": round(ratio, 3), "verdict": verdict})
-    lead = say("claim.lead", lang, verdict=say(f"claim.verdict.{verdict}", lang)) + " " + say(
-        "claim.gpu_hours_lead", lang, estimate=big(estimate, lang), low=big(timing.gpu_hours.low, lang), high=big(timing.gpu_hours.high, lang),
-        claimed=big(claimed, lang), ratio=num(ratio), gpu=ctx.catalog.gpus[timing.gpu].name, flops=f"{timing.flops:.3g}")
-    return Finding("time", verdict, lead, [], notes, [timing])
-
-
 def _latency(ctx) -> Finding:
     s, lang = ctx.slots, ctx.lang
     claimed_us = float(LATENCY_US.search(ctx.text).group(1))
@@ -280,8 +246,6 @@ def _latency(ctx) -> Finding:
 
 
 def has_inference_speed(text: str) -> bool:
-    from service.assistant.claim_checks_hardware import claimed_ms_per_token
-
     return _per_token(text) or bool(claimed_ms_per_token(text) and cue("inference", text))
 
 
@@ -355,7 +319,7 @@ def _fabric_parity(ctx) -> Finding:
                    + say("claim_advice.roce_ib", ctx.lang), [say("claim_advice.roce_ib_check", ctx.lang)], topics=["claims", "networking"])
 
 
-CHECKS = {"time": _time, "throughput": _throughput, "speedup": _speedup, "network": _network,
+CHECKS = {"throughput": _throughput, "speedup": _speedup, "network": _network,
           "latency": _latency, "fabric": _fabric_parity, "ordering": _ordering}
 
 

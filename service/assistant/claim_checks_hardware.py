@@ -21,9 +21,10 @@ from service.assistant.messages import say
 from service.assistant.spec_facts import export_pair
 
 PER_TOKEN_MS = re.compile(r"(\d+(?:\.\d+)?)\s*(?:ms|毫秒)", re.I)
-_TO = r"(?:\s*(?:-|–|~|～|到|至|to)\s*(\d+(?:\.\d+)?))?"  # "15-25 tokens/s", "每秒15到25个token": the upper end is the claim
-TOKENS_PER_S = re.compile(rf"(\d+(?:\.\d+)?){_TO}\s*(?:个)?\s*tokens?\s*(?:/\s*s(?:ec)?\b|每秒|per second)|"
-                          rf"每秒\s*(?:约|大约|能有|可达|有)?\s*(\d+(?:\.\d+)?){_TO}\s*(?:个)?\s*token", re.I)
+_RATE = r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"  # "10,000" as well as "25" and "12.5"
+_TO = rf"(?:\s*(?:-|–|~|～|到|至|to)\s*{_RATE})?"  # "15-25 tokens/s", "每秒15到25个token": the upper end is the claim
+TOKENS_PER_S = re.compile(rf"{_RATE}{_TO}\s*(?:个)?\s*tokens?\s*(?:/\s*s(?:ec)?\b|每秒|per second)|"
+                          rf"每秒\s*(?:能|可以|可|约|大约)?\s*(?:有|达|达到|跑|跑到|跑出|生成|输出)?\s*{_RATE}{_TO}\s*(?:个)?\s*token", re.I)
 TP_DEGREES = (1, 2, 4, 8)
 DEFAULT_GPU = "h100-sxm"
 
@@ -33,7 +34,7 @@ def claimed_ms_per_token(text: str) -> float | None:
     ms = PER_TOKEN_MS.search(text)
     if ms:
         return float(ms.group(1))
-    rates = [float(x) for match in TOKENS_PER_S.findall(text) for x in match if x]
+    rates = [float(x.replace(",", "")) for match in TOKENS_PER_S.findall(text) for x in match if x]
     return 1000 / max(rates) if rates and max(rates) > 0 else None
 
 
@@ -74,7 +75,11 @@ def decode_latency(ctx):
     gpu = catalog.gpus[s.gpu or DEFAULT_GPU]
     claimed = claimed_ms_per_token(ctx.text)
     runs = _decode_runs(ctx, gpu.id)
-    if claimed is None or not runs:
+    if claimed is not None and not runs:
+        from service.assistant.claim_checks_decode import offload_finding  # fits nowhere: the weights stream over PCIe
+
+        return offload_finding(ctx, gpu, claimed, _model(ctx))
+    if claimed is None:
         return None
     rows = []
     for r in runs:
@@ -91,6 +96,13 @@ def decode_latency(ctx):
     floor = min(row[2] for row in rows)
     verdict = "plausible" if meets else "optimistic" if claimed >= floor else "not_credible"  # below the floor is physically impossible
     shown = meets or rows[0]
+    if not PER_TOKEN_MS.search(ctx.text):
+        from service.assistant.claim_checks_decode import rate_finding  # "10,000 tokens/s at batch 1": answered in tokens/s
+
+        # A rate claim names a card ("on an RTX 4090"): judged on the fewest GPUs that hold the model, not on TP=8.
+        first = rows[0]
+        verdict = "plausible" if first[3] <= claimed else "optimistic" if claimed >= first[2] else "not_credible"
+        return rate_finding(ctx, gpu, first, verdict, claimed, _name(ctx, first[0].model))
     r, weights_gb, floor_ms, typical_ms, best_ms, worst_ms = shown
     ctx.record("claim-check", {"claimed_ms_per_token": claimed, "gpu": gpu.id}, {"gpus": r.gpus, "typical_ms_per_token": typical_ms,
                                                                                    "verdict": verdict})
@@ -144,7 +156,16 @@ def memory(ctx):
     base = {"model": s.model, "params_b": None if s.model else s.params_b, "gpu": s.gpu}
     full, lora, qlora = (ctx.run("training-memory", {**base, "method": m}) for m in ("full", "lora", "qlora"))
     fits = [r.fit for r in (full, lora, qlora)]
+    if cue("fits", ctx.text) and not cue("cannot_hold", ctx.text) and s.task in (None, "inference") and s.method is None:
+        from service.assistant.claim_checks_fit import serving_fit  # "70B fits on one 80GB card": by weight format first
+
+        found = serving_fit(ctx, [full, lora, qlora])
+        if found is not None:
+            return found
     verdict = "true" if full.fit != "does_not_fit" else "partly_true" if "does_not_fit" in fits and fits != ["does_not_fit"] * 3 else "false"
+    if s.method in ("full", "lora", "qlora") and cue("fits", ctx.text) and not cue("cannot_hold", ctx.text):
+        # "fits for full fine-tuning": the method named decides; the others are shown as the way out
+        verdict = "true" if dict(zip(("full", "lora", "qlora"), fits))[s.method] != "does_not_fit" else "false"
     points = []
     if cue("cannot_hold", ctx.text):
         # "one A100 40GB cannot hold 70B, so you need TP": the first half is the tool's own result; the "so" is one way of several.

@@ -151,12 +151,14 @@ def storage_write_gbps(text: str) -> float | None:
 
 # -- a card known only by its memory ------------------------------------------------------------------------------
 # "24G显存的卡", "a 48GB card", "显存只有 16G": the catalog card of that size stands in for it in a fit question (memory is
-# what decides a fit); the answer says which card stood in. Only sizes with one obvious stand-in are read.
-STAND_INS = {16: "t4", 24: "rtx-4090", 40: "a100-40gb-sxm", 48: "l40s", 80: "a100-80gb-sxm", 96: "h20", 141: "h200"}
+# what decides a fit); the answer says which card stood in. Only sizes with one obvious stand-in are read: the card
+# most askers of that size own (8 and 12 GB: the GeForce cards; 32 GB: the V100), each a catalog entry of that memory.
+STAND_INS = {8: "rtx-4060", 12: "rtx-3060", 16: "t4", 24: "rtx-4090", 32: "v100-32gb", 40: "a100-40gb-sxm", 48: "l40s",
+             80: "a100-80gb-sxm", 96: "h20", 141: "h200"}
 _CARD_WORD = r"(?:的)?\s*(?:显存的?(?:卡|显卡|gpu)?|显卡|卡|vram|(?:gpu|graphics) card|card|gpu)"
 _CARD_MEMORY = [
-    re.compile(rf"(?<![\w.])(\d{{2,3}})\s*g(?:b|ib)?\s*{_CARD_WORD}", I),
-    re.compile(r"(?:显存|vram)\s*(?:只有|才|是|有|为)?\s*(\d{2,3})\s*g(?:b|ib)?(?![a-z/])", I),
+    re.compile(rf"(?<![A-Za-z0-9_.])(\d{{1,3}})\s*g(?:b|ib)?\s*{_CARD_WORD}", I),  # "只有8G显存": a Chinese word may precede
+    re.compile(r"(?:显存|vram)\s*(?:只有|才|是|有|为)?\s*(\d{1,3})\s*g(?:b|ib)?(?![a-z/])", I),
 ]
 
 

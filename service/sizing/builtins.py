@@ -2,6 +2,7 @@
 
 from service.sizing import (
                     compute,
+                    compute_optimal,
                     cost,
                     inference,
                     interconnect,
@@ -25,6 +26,10 @@ register(SizingTool("gpus-for-deadline", compute.DeadlineRequest, compute.Deadli
                     "GPUs needed to finish by a deadline.", "在截止时间前完成所需的 GPU 数量。"))
 register(SizingTool("tokens-in-budget", compute.TokenBudgetRequest, compute.TokenBudgetResult, compute.tokens_in_budget,
                     "Tokens that fit in a time budget.", "给定时间内能训练的 token 数。"))
+register(SizingTool("compute-optimal", compute_optimal.ComputeOptimalRequest, compute_optimal.ComputeOptimalResult,
+                    compute_optimal.compute_optimal,
+                    "Compute-optimal (Chinchilla) model size and tokens for GPUs × time.",
+                    "给定 GPU 数量与时间，按计算最优（Chinchilla）应训练的模型规模与 token 数。"))
 register(SizingTool("allreduce", interconnect.AllReduceRequest, interconnect.AllReduceResult, interconnect.allreduce_time,
                     "Ring all-reduce time (α-β) over NVLink, PCIe, InfiniBand, RoCE.", "ring all-reduce 耗时（α-β 模型），覆盖 NVLink、PCIe、InfiniBand、RoCE。"))
 register(SizingTool("nccl-expected", interconnect.NcclCheckRequest, interconnect.NcclCheckResult, interconnect.nccl_expected,

@@ -85,7 +85,8 @@ class EvidenceRule:
     It fires when one of its `any` words is in the question, one of its `also` words too (when it has
     any), none of its `unless` words, every evidence kind in `needs` and none in `blocked_by`
     (kinds: pasted, gpu, two_gpus, workload, quantities, measured, strong_domain). It then adds
-    `weight` to `intent` and multiplies the other intents' scores by `scale`.
+    `weight` to `intent` and multiplies the other intents' scores by `scale`. A sizing rule may name the
+    sizing `ask` it implies (the question's quantity), which then wins over the ask's cue words.
     """
 
     name: str
@@ -94,6 +95,7 @@ class EvidenceRule:
     needs: tuple[str, ...] = ()
     blocked_by: tuple[str, ...] = ()
     scale: dict[str, float] = field(default_factory=dict)
+    ask: str | None = None
 
 
 EVIDENCE_KINDS = ("pasted", "gpu", "two_gpus", "workload", "quantities", "measured", "budget", "strong_domain")
@@ -158,6 +160,8 @@ def load_registry(data_dir: Path = DATA_DIR) -> Registry:
         )
     asks = tuple(raw["asks"])
     rules = tuple(_rule(name, spec, intents, data_dir) for name, spec in (raw.get("evidence_rules") or {}).items())
+    if any(r.ask is not None and r.ask not in asks for r in rules):
+        raise ValueError(f"{data_dir / 'registry.yaml'}: an evidence rule names an ask not in {asks}")
     exemplars: list[Exemplar] = []
     languages: dict[str, LanguageData] = {}
     for lang in LANGUAGES:
@@ -193,7 +197,8 @@ def _rule(name: str, spec: dict, intents: dict, data_dir: Path) -> EvidenceRule:
     scale = {str(k): float(v) for k, v in (spec.get("scale") or {}).items()}
     if any(k not in intents for k in scale):
         raise ValueError(f"{where}: scale names an unknown intent")
-    return EvidenceRule(name, spec["intent"], float(spec["weight"]), tuple(spec.get("needs") or ()), tuple(spec.get("blocked_by") or ()), scale)
+    return EvidenceRule(name, spec["intent"], float(spec["weight"]), tuple(spec.get("needs") or ()), tuple(spec.get("blocked_by") or ()), scale,
+                        spec.get("ask"))
 
 
 def _rule_words(raw: dict, rules: tuple[EvidenceRule, ...], path: Path) -> dict[str, dict[str, Vocabulary]]:

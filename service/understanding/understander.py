@@ -341,6 +341,9 @@ class RoutedUnderstander:
             rules.append("a model with workload numbers -> sizing/recommend")
 
     def _ask(self, intent: str, cascade_intent: str, cascade_ask: str | None, evidence: Evidence, neighbours: list) -> str | None:
+        implied = [r.ask for r, _ in evidence.fired if r.intent == intent and r.ask]
+        if implied:
+            return implied[0]  # "200k GPU-hours: what size model?" asks for a model size, not the time its cue words name
         if intent == cascade_intent and cascade_ask:
             return cascade_ask
         if intent == "cloud_vs_onprem":

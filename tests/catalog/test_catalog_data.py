@@ -21,6 +21,9 @@ from service.errors import CatalogError, UnknownNameError
 
 HARDWARE_DIR = Path(__file__).resolve().parents[2] / "knowledge" / "hardware"
 FILES = ("gpus.yaml", "models.yaml", "instances.yaml", "tiers.yaml")
+# Cards users own or buy for local work, added for "what can this card run / fine-tune" questions.
+NEW_CARDS = ("rtx-3060", "rtx-4060", "rtx-4060-ti-16gb", "rtx-4060-ti-8gb", "rtx-4070-ti-super", "rtx-4080", "rtx-4080-super",
+             "rtx-a6000", "rtx-6000-ada", "l20", "v100-32gb", "v100-16gb")
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +38,7 @@ def test_all_files_load_with_expected_ids(catalog: Catalog) -> None:
     assert set(catalog.gpus) == {
         "t4", "a10", "a10g", "l4", "l40s", "a100-40gb-pcie", "a100-40gb-sxm", "a100-80gb-pcie",
         "a100-80gb-sxm", "a800", "h100-pcie", "h100-sxm", "h100-nvl", "h800", "h20", "h200", "b200",
-        "mi300x", "ascend-910b", "rtx-4090", "rtx-3090",
+        "mi300x", "ascend-910b", "rtx-4090", "rtx-3090", *NEW_CARDS,
     }
     required_models = {
         "llama-7b", "llama-2-7b", "llama-2-13b", "llama-2-34b", "llama-2-70b", "llama-3-8b",
@@ -141,12 +144,14 @@ def test_t4_has_no_bf16_no_fp8_and_says_why(catalog: Catalog) -> None:
 
 def test_fp8_support_by_architecture(catalog: Catalog) -> None:
     with_fp8 = {g.id for g in catalog.gpus.values() if g.supports_fp8}
-    assert with_fp8 == {"l4", "l40s", "h100-pcie", "h100-sxm", "h100-nvl", "h800", "h20", "h200", "b200", "mi300x", "rtx-4090"}
+    assert with_fp8 == {"l4", "l40s", "h100-pcie", "h100-sxm", "h100-nvl", "h800", "h20", "h200", "b200", "mi300x", "rtx-4090",
+                        "rtx-4060", "rtx-4060-ti-16gb", "rtx-4060-ti-8gb", "rtx-4070-ti-super", "rtx-4080", "rtx-4080-super",
+                        "rtx-6000-ada", "l20"}
 
 
 def test_training_class_and_confidence(catalog: Catalog) -> None:
     entry = {g.id for g in catalog.gpus.values() if g.training_class == "entry"}
-    assert entry == {"t4", "a10", "a10g", "l4", "rtx-4090", "rtx-3090"}
+    assert entry == {"t4", "a10", "a10g", "l4", "rtx-4090", "rtx-3090", *(set(NEW_CARDS) - {"v100-32gb", "v100-16gb"})}
     assert catalog.gpus["ascend-910b"].confidence == "low"
     assert catalog.gpus["a10g"].confidence == "low"
     assert catalog.gpus["h20"].confidence in {"low", "medium"}
@@ -417,7 +422,7 @@ def _expect_error(directory: Path, file_name: str, entry: str, field: str) -> Ca
 
 
 def test_unmodified_copy_loads(broken_dir: Path) -> None:
-    assert len(load_catalog(broken_dir).gpus) == 21
+    assert len(load_catalog(broken_dir).gpus) == 21 + len(NEW_CARDS)
 
 
 def test_missing_field_is_reported(broken_dir: Path) -> None:

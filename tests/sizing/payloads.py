@@ -12,6 +12,7 @@ BASE_PAYLOADS: dict[str, dict] = {
     "training-time": {"model": "llama-3-70b", "tokens": 15e12, "gpu": "H100 SXM", "gpus": 512},
     "gpus-for-deadline": {"model": "llama-3-70b", "tokens": 15e12, "gpu": "h100", "deadline_hours": 720},
     "tokens-in-budget": {"model": "llama-3-70b", "gpu": "h100", "gpus": 512, "hours": 240},
+    "compute-optimal": {"gpu": "h100", "gpus": 512, "hours": 720},
     "allreduce": {"gpu": "h100", "gpus": 512, "size_mb": 25, "latency_us": 1.5},
     "nccl-expected": {"gpu": "a100", "gpus": 8, "measured_busbw_gbps": 30},
     "data-loader": {"tokens_per_second": 2.7e6},

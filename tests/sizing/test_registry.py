@@ -11,7 +11,7 @@ from service.errors import InputError
 from service.sizing import SizingTool, all_tools, get_tool, register
 from tests.sizing.payloads import BASE_PAYLOADS
 
-EXPECTED = {"training-memory", "inference", "training-compute", "training-time", "gpus-for-deadline", "tokens-in-budget", "allreduce",
+EXPECTED = {"training-memory", "inference", "training-compute", "training-time", "gpus-for-deadline", "tokens-in-budget", "compute-optimal", "allreduce",
             "nccl-expected", "data-loader", "checkpoint", "cost", "break-even", "recommend"}
 CJK = re.compile(r"[\u4e00-\u9fff]")
 

@@ -7,6 +7,8 @@ them gets the knowledge base's answer and a list of what can be checked, never a
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from service.assistant import claim_checks
 from service.assistant.compose import extract, sizing
 from service.assistant.compose.work import assumptions, warnings
@@ -18,6 +20,13 @@ from service.contract import BulletsBlock, LeadBlock, NoticeBlock
 
 def claim_check(ctx: Context) -> Draft:
     kind = claim_checks.classify(ctx.text, ctx.slots, ctx.catalog)
+    if kind is None and ctx.understanding.context:
+        # "and with two of them?" after a claim: the claim's own numbers are in the question it follows; the
+        # merged slots carry the change. Same tool-call list, so the calls are recorded on this turn.
+        joined = replace(ctx, text=f"{ctx.understanding.context} {ctx.text}")
+        kind = claim_checks.classify(joined.text, joined.slots, ctx.catalog)
+        if kind is not None:
+            ctx = joined
     if kind is None:
         from service.assistant.handlers.consulting import fit_question  # the wrapper imports this module
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from service.assistant.compose import extract, sizing
 from service.assistant.compose.fmt import big, duration, money, num
+from service.assistant.handlers import card_capacity
 from service.assistant.handlers.base import Context, Draft
 from service.assistant.messages import say
 from service.contract import BulletsBlock, LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
@@ -64,6 +65,11 @@ def compare(ctx: Context) -> Draft:
         draft.blocks = [verdict[0], ParagraphBlock(text=ratio_text), _spec_table(ctx, specs), *fit_blocks, *verdict[1:]]
     else:
         draft.blocks = [LeadBlock(text=ratio_text), _spec_table(ctx, specs), *fit_blocks]
+    capacity_lead, capacity = _capacities(ctx, ids, draft)
+    if capacity_lead is not None:  # no model named, memories differ: what each card can take on leads, the verdict follows
+        draft.blocks = [capacity_lead, ParagraphBlock(text=draft.blocks[0].text), capacity, *draft.blocks[1:]]
+    elif capacity is not None:  # the same sizes fit both: the speed and price verdict leads, the sizes follow the table
+        draft.blocks.insert(2, capacity)
     passages = extract.select(ctx.text, [h.text for h in draft.hits], max_points=2, headings=[h.heading for h in draft.hits])
     for passage in passages:  # the stack passages come first and cite the stack sections, 1..len(stack_hits)
         passage.citation += len(stack_hits)
@@ -141,6 +147,37 @@ def _workload_fit(ctx: Context, ids: list[str], draft: Draft) -> tuple[list, dic
             draft.works.append((f"training-memory ({gpu_id})", r.work))
             fits[gpu_id] = r.fit != "does_not_fit"
     return ([BulletsBlock(title=say("compare.fit_title", ctx.lang), items=lines)] if lines else []), fits
+
+
+def _capacities(ctx: Context, ids: list[str], draft: Draft) -> tuple[LeadBlock | None, BulletsBlock | None]:
+    """Cards compared with no model ("4090 和 A6000 做微调怎么选"): the largest models each fits, for the purpose asked
+    (card_capacity.py runs the sizing tools over a ladder of sizes), and which card's memory takes on more."""
+    s = ctx.slots
+    if len(ids) < 2 or s.model or s.params_b or s.task == "pretrain" or (s.gpus or 1) > card_capacity.MAX_GPUS:
+        return None, None
+    serve, tune = card_capacity.purpose(ctx)
+    if not (serve or tune) or not card_capacity.llm_work(ctx.text):
+        return None, None  # no purpose named ("for a small lab"), or not LLM work: the speed and price verdict answers it
+    kind = "tuning" if tune and not serve else "inference"
+    measured = [card_capacity.measure(ctx, g, s.gpus or 1, inference=serve or not tune, tuning=tune or not serve) for g in ids]
+    for c in measured:
+        best = c.best(c.tuning if kind == "tuning" else c.inference)
+        if best is not None:
+            draft.works.append((f"{best.fits.tool} ({c.gpu}, {best.model}, {best.option})", best.fits.work))
+    lang = ctx.lang
+    lines = [card_capacity.per_card_line(ctx, c) for c in measured]
+    biggest, smallest = max(measured, key=lambda c: c.memory_gb), min(measured, key=lambda c: c.memory_gb)
+    big_rows, small_rows = (c.tuning if kind == "tuning" else c.inference for c in (biggest, smallest))
+    # The way of running (method or weight format) where the two cards' largest models differ most says it in one line.
+    pairs = [(b, s) for b, s in zip(big_rows, small_rows) if b.fits is not None]
+    big, small = max(pairs, key=lambda p: p[0].rung - p[1].rung, default=(None, None))
+    bullets = BulletsBlock(title=say("card_capacity.compare_title", lang), items=lines)
+    if big is None or biggest.memory_gb == smallest.memory_gb or big.rung == small.rung:
+        return None, bullets
+    lead = say("card_capacity.compare_lead", lang, big=card_capacity.card_name(ctx, biggest), small=card_capacity.card_name(ctx, smallest),
+               option=card_capacity.label(big.option, lang), big_model=big.model,
+               small_model=small.model or say("card_capacity.none_fits", lang))
+    return LeadBlock(text=lead), bullets
 
 
 def _verdict(ctx: Context, ids: list[str], fits: dict[str, bool], draft: Draft) -> list:

@@ -23,6 +23,7 @@ from service.assistant.compose.fmt import big, duration, gib, num, pct
 from service.assistant.handlers.base import Context, Draft
 from service.assistant import claim_checks, followup
 from service.assistant.handlers import archetypes, serving_load
+from service.assistant.handlers.compute_optimal import compute_optimal_answer
 from service.assistant.handlers.purchase import purchase_answer
 from service.assistant.handlers.rental import rental_answer
 from service.assistant.handlers.claims import claim_check
@@ -47,6 +48,11 @@ def consulted(handler: Callable[[Context], Draft]) -> Callable[[Context], Draft]
             return sizing_answer(ctx)
         if claim_checks.classify(ctx.text, s, ctx.catalog) == "network":
             return claim_check(ctx)  # "100G 以太网够不够跑 70B" is a check of the network, whatever the wording
+        optimal = compute_optimal_answer(ctx)
+        if optimal is not None:
+            return optimal  # "512 H100s for a month: how big a model?": the budget's compute-optimal model
+        if ctx.understanding.ask == "model_size":  # "两张4090能跑多大的模型": no compute budget, a question of what fits
+            ctx.understanding = ctx.understanding.model_copy(update={"ask": "memory"})
         answer_with = handler
         if handler is sizing_answer and ctx.understanding.ask in ASK_NEEDS and getattr(s, ASK_NEEDS[ctx.understanding.ask]) is None:
             answer_with = recommend  # the quantity asked for needs an input the user did not give: advise instead

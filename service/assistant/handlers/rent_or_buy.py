@@ -6,17 +6,26 @@ from __future__ import annotations
 import re
 
 from service.assistant.compose import extract, sizing
-from service.assistant.compose.fmt import money
+from service.assistant.compose.fmt import money, num, pct
 from service.assistant.compose.work import assumptions, warnings
 from service.assistant.handlers.base import Context, Draft
 from service.assistant.handlers.knowledge import faq
 from service.assistant.handlers.rental import rental_answer
 from service.assistant.handlers.workload import DEFAULT_GPU, _currency, recommend
 from service.assistant.messages import say
-from service.contract import NoticeBlock, ParagraphBlock
+from service.contract import LeadBlock, NoticeBlock, ParagraphBlock
+from service.errors import InputError
 
 RENT_NOT_BUY = re.compile(r"不想买|不买|不购置|不自建|without buying|(?:don'?t|do not) (?:want to )?buy|rather rent|which gpus? (?:should|to|do) (?:we|i) rent|"
                           r"租(?:什么|哪|用什么)", re.I)
+
+
+# The question weighs buying against renting ("buy a DGX or rent", "自己买还是租"), not only which cloud to rent from.
+BUYING = re.compile(r"\bbuy(?:ing)?\b|\bpurchas\w*|\bown (?:our|the|a)\b|\bdgx\b|\bon-?prem|买|购置|采购|自建", re.I)
+
+
+# Spot / preemptible capacity is the subject ("spot GPUs for a 2-day run?", "抢占式实例靠谱吗").
+SPOT = re.compile(r"\bspot\b|pre-?emptible|抢占式|竞价", re.I)
 
 
 # A money figure ("$80k a month", "每月 30 万"): a bill the break-even can be weighed against.
@@ -33,6 +42,11 @@ def cloud_vs_onprem(ctx: Context) -> Draft:
         from service.assistant.handlers.consulting import consulted  # consulting imports this module
 
         return consulted(recommend)(ctx)
+    if SPOT.search(ctx.text) and not BUYING.search(ctx.text):
+        # "spot GPUs for a two-day fine-tune?": the risk and how to live with it (checkpoints), not an ownership break-even.
+        draft = faq(ctx)
+        draft.follow_ups = [say("cloud.follow_up_spot", ctx.lang), say("cloud.follow_up_break_even", ctx.lang)]
+        return draft
     if "cloud_provider_choice" in ctx.understanding.evidence:
         return _providers_first(ctx)
     if (s.model or s.params_b) and not s.gpu:
@@ -59,6 +73,9 @@ def _providers_first(ctx: Context) -> Draft:
     s = ctx.slots
     draft = faq(ctx)
     draft.follow_ups = [say("cloud.follow_up_break_even", ctx.lang), say("cloud.follow_up_spot", ctx.lang)]
+    if BUYING.search(ctx.text):
+        # "buy a DGX or use a GPU cloud?": the provider knowledge alone misses what decides buying at all.
+        draft.blocks.insert(min(1, len(draft.blocks)), ParagraphBlock(text=say("rent_or_buy.what_decides", ctx.lang)))
     if s.yearly_utilization is None and not s.budget and not MONEY_FIGURE.search(ctx.text):
         return draft
     result, blocks = _break_even_blocks(ctx)
@@ -81,12 +98,38 @@ def _break_even_blocks(ctx: Context) -> tuple:
     result = ctx.run("break-even", payload)
     quoted = [NoticeBlock(kind="info", text=say("workload.user_price", ctx.lang, price=money(result.cloud_price_per_gpu_hour, result.currency)))] \
         if s.cloud_price_per_gpu_hour else []
-    return result, [*sizing.blocks(result, ctx.lang, ctx.catalog), *quoted, *assumptions(notes), *warnings(result.work, ctx.lang)]
+    return result, [*sizing.blocks(result, ctx.lang, ctx.catalog), _cost_terms(ctx, result), *quoted, *assumptions(notes), *warnings(result.work, ctx.lang)]
+
+
+def _cost_terms(ctx: Context, result) -> ParagraphBlock:
+    """The terms behind the two yearly figures, named as an expert names them (depreciation, power and cooling, operations,
+    upfront capex against flexibility and utilisation), with the values the break-even tool used, so the verdict can be checked."""
+    used = {i.name: i.value for i in result.work.inputs}
+    terms = say(
+        "rent_or_buy.cost_terms",
+        ctx.lang,
+        capex=money(result.capex, result.currency),
+        years=num(used["years"]),
+        kwh=money(used["power_price_kwh"], "USD"),
+        pue=num(used["pue"]),
+        ops=pct(used["ops_fraction"]),
+    )
+    flexibility = (
+        say("rent_or_buy.flexibility_never", ctx.lang)
+        if result.break_even_utilization is None
+        else say("rent_or_buy.flexibility", ctx.lang, break_even=pct(result.break_even_utilization))
+    )
+    return ParagraphBlock(text=("" if ctx.lang == "zh" else " ").join((terms, flexibility)))
 
 
 def _break_even(ctx: Context) -> Draft:
     s = ctx.slots
-    result, blocks = _break_even_blocks(ctx)
+    try:
+        result, blocks = _break_even_blocks(ctx)
+    except InputError as exc:
+        if not any(p.field == "cloud_price_per_gpu_hour" for p in exc.problems):
+            raise
+        return _without_a_rental_price(ctx)
     hits = ctx.retrieve(k=3, topics=["cloud-vs-onprem", "cost"])
     passages = extract.select(ctx.text, [h.text for h in hits], max_points=3, headings=[h.heading for h in hits])
     quoted, hits = extract.cite(passages, hits, title=say("workload.what_else_decides", ctx.lang))
@@ -95,3 +138,13 @@ def _break_even(ctx: Context) -> Draft:
         blocks.append(NoticeBlock(kind="info", text=say("workload.data_restricted", ctx.lang)))
     return Draft(blocks=blocks, hits=hits, works=[("break-even", result.work)], follow_ups=[
         say("workload.follow_utilization_90", ctx.lang), say("workload.follow_hybrid", ctx.lang)])
+
+
+def _without_a_rental_price(ctx: Context) -> Draft:
+    """A card no listed cloud rents (H800, say): what decides rent or buy and the rate to give, not a bare refusal."""
+    gpu = ctx.catalog.gpus[ctx.slots.gpu].name if ctx.slots.gpu in ctx.catalog.gpus else ctx.slots.gpu or DEFAULT_GPU
+    blocks: list = [LeadBlock(text=say("rent_or_buy.need_rate", ctx.lang, gpu=gpu)), ParagraphBlock(text=say("rent_or_buy.what_decides", ctx.lang))]
+    hits = ctx.retrieve(k=3, topics=["cloud-vs-onprem", "cost"])
+    passages = extract.select(ctx.text, [h.text for h in hits], max_points=3, headings=[h.heading for h in hits])
+    quoted, hits = extract.cite(passages, hits, title=say("workload.what_else_decides", ctx.lang))
+    return Draft(blocks=[*blocks, *quoted], hits=hits, follow_ups=[say("cloud.follow_up_break_even", ctx.lang), say("workload.follow_hybrid", ctx.lang)])

@@ -8,7 +8,7 @@ from service.assistant.compose import fit, sizing
 from service.assistant.compose.fmt import money, num
 from service.assistant.compose.work import assumptions, warnings
 from service.assistant.handlers.base import Context, Draft
-from service.assistant.handlers import serving_load
+from service.assistant.handlers import card_capacity, serving_load
 from service.assistant import consult, cues
 from service.assistant.handlers.knowledge import faq
 from service.assistant.handlers.rental import listed_price_note, platform_in, quoted_price
@@ -42,10 +42,14 @@ def clarify_model(ctx: Context) -> Draft:
 def recommend(ctx: Context) -> Draft:
     s = ctx.slots
     if not (s.model or s.params_b):
+        # "3060 12G 能跑啥模型": a card and no model asks what the card can take on, answered from the sizing tools.
+        capacity = card_capacity.answer(ctx) if card_capacity.asks_capacity(ctx.text) else None
+        if capacity is not None:
+            return capacity
         # A configuration depends on the model; questions about clusters, storage or networks do not.
         if s.gpus or s.nodes or consult.cue("no_model_needed", ctx.text):
             return faq(ctx)
-        return clarify_model(ctx)
+        return card_capacity.answer(ctx) or clarify_model(ctx)
     task, note = _task(ctx)
     payload = {
         "model": s.model, "params_b": None if s.model else s.params_b, "task": task, "method": s.method or "full",
@@ -111,6 +115,10 @@ def _need_model(ctx: Context) -> Draft | None:
         draft = faq(ctx)
         draft.follow_ups = [say("workload.follow_with_model", ctx.lang), *draft.follow_ups][:3]
         return draft
+    if ctx.understanding.ask in (None, "memory", "inference"):
+        capacity = card_capacity.answer(ctx)  # "4090 能微调多大的模型": what fits on the card named
+        if capacity is not None:
+            return capacity
     return clarify_model(ctx)
 
 

@@ -1,0 +1,156 @@
+"""The model a compute budget trains best: "512 H100s for 30 days — what size model, Chinchilla-optimal?".
+
+The compute-optimal tool turns GPUs × time (or GPU-hours) into a FLOPs budget with the training-time
+tool's MFU band, then into parameters and tokens at ~20 tokens per parameter. The answer leads with the
+typical size and shows the band across MFU; the training-time tool then checks the round trip (that
+model on those tokens on those GPUs takes about the time given).
+"""
+
+from __future__ import annotations
+
+from service.assistant.compose.fmt import big, duration, num, pct
+from service.assistant.handlers.base import Context, Draft
+from service.assistant.handlers.rental import period_days
+from service.assistant.messages import say
+from service.contract import LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
+
+DEFAULT_GPU = "h100-sxm"
+SPANS_DAYS = (7, 30, 90)  # no time given: the compute-optimal model for a week, a month and a quarter
+
+
+def _budget(ctx: Context) -> tuple[int, float] | None:
+    """(GPUs, hours) from "512 H100 for 30 days" or "500k H100 GPU-hours"."""
+    s = ctx.slots
+    days = period_days(ctx.text)
+    if s.gpus and days:
+        return s.gpus, days * 24
+    if s.gpus and s.deadline_hours:
+        return s.gpus, s.deadline_hours
+    if s.gpu_hours:
+        gpus = s.gpus or 1
+        return gpus, s.gpu_hours / gpus
+    return None
+
+
+def compute_optimal_answer(ctx: Context) -> Draft | None:
+    if ctx.understanding.ask != "model_size" or "compute_optimal_size" not in ctx.understanding.evidence or ctx.slots.model or ctx.slots.params_b:
+        return None
+    budget = _budget(ctx)
+    if budget is None:
+        return _by_duration(ctx) if ctx.slots.gpus else None
+    gpus, hours = budget
+    lang, s = ctx.lang, ctx.slots
+    gpu_id = s.gpu or DEFAULT_GPU
+    result, error = ctx.try_run("compute-optimal", {"gpu": gpu_id, "gpus": gpus, "hours": hours, "precision": s.precision})
+    if result is None:
+        return None
+    gpu = ctx.catalog.gpus[result.gpu].name
+    p, t, f, m = result.params_b, result.tokens, result.flops, result.mfu
+    blocks = [
+        LeadBlock(
+            text=say(
+                "compute_optimal.lead",
+                lang,
+                gpus=result.gpus,
+                gpu=gpu,
+                time=duration(result.hours, lang),
+                params=num(p.typical),
+                tokens=big(t.typical, lang),
+                flops=f"{f.typical:.3g}",
+                mfu=pct(m.typical),
+                low=num(p.low),
+                high=num(p.high),
+            )
+        )
+    ]
+    if not s.gpu:
+        blocks.append(NoticeBlock(kind="info", text=say("compute_optimal.default_gpu", lang, gpu=gpu)))
+    columns = [
+        TableColumn(key="mfu", label=say("compute_optimal.col_mfu", lang), align="right"),
+        TableColumn(key="flops", label=say("compute_optimal.col_flops", lang), align="right"),
+        TableColumn(key="params", label=say("compute_optimal.col_params", lang), align="right"),
+        TableColumn(key="tokens", label=say("compute_optimal.col_tokens", lang), align="right"),
+    ]
+    rows = [
+        [
+            TableCell(text=pct(getattr(m, k)), value=getattr(m, k)),
+            TableCell(text=f"{getattr(f, k):.3g}", value=getattr(f, k)),
+            TableCell(text=f"{num(getattr(p, k))}B", value=getattr(p, k)),
+            TableCell(text=big(getattr(t, k), lang), value=getattr(t, k)),
+        ]
+        for k in ("low", "typical", "high")
+    ]
+    blocks.append(TableBlock(columns=columns, rows=rows))
+    works = [(result.tool, result.work)]
+    check, _ = ctx.try_run(
+        "training-time", {"params_b": p.typical, "tokens": t.typical, "gpu": result.gpu, "gpus": result.gpus, "precision": result.precision, "seq_len": 4096}
+    )
+    if check is not None:
+        blocks.append(
+            ParagraphBlock(
+                text=say("compute_optimal.round_trip", lang, params=num(p.typical), tokens=big(t.typical, lang), time=duration(check.hours.typical, lang))
+            )
+        )
+        works.append((check.tool, check.work))
+    blocks.append(ParagraphBlock(text=say("compute_optimal.advice", lang)))
+    return Draft(
+        blocks=blocks,
+        hits=ctx.retrieve(k=2, topics=["compute"]),
+        works=works,
+        follow_ups=[say("compute_optimal.follow_time", lang), say("compute_optimal.follow_cost", lang)],
+    )
+
+
+def _by_duration(ctx: Context) -> Draft | None:
+    """GPUs but no time ("how big a model should we pretrain on 64 H100s?"): the answer for a week, a month, a quarter."""
+    lang, s = ctx.lang, ctx.slots
+    gpu_id = s.gpu or DEFAULT_GPU
+    results = []
+    for days in SPANS_DAYS:
+        result, _ = ctx.try_run("compute-optimal", {"gpu": gpu_id, "gpus": s.gpus, "hours": days * 24, "precision": s.precision})
+        if result is None:
+            return None
+        results.append(result)
+    gpu = ctx.catalog.gpus[results[0].gpu].name
+    month = results[1]
+    blocks = [
+        LeadBlock(
+            text=say(
+                "compute_optimal.by_duration_lead",
+                lang,
+                gpus=month.gpus,
+                gpu=gpu,
+                time=duration(month.hours, lang),
+                params=num(month.params_b.typical),
+                tokens=big(month.tokens.typical, lang),
+            )
+        )
+    ]
+    if not s.gpu:
+        blocks.append(NoticeBlock(kind="info", text=say("compute_optimal.default_gpu", lang, gpu=gpu)))
+    columns = [
+        TableColumn(key="time", label=say("compute_optimal.col_time", lang)),
+        TableColumn(key="flops", label=say("compute_optimal.col_flops", lang), align="right"),
+        TableColumn(key="params", label=say("compute_optimal.col_params", lang), align="right"),
+        TableColumn(key="tokens", label=say("compute_optimal.col_tokens", lang), align="right"),
+    ]
+    rows = [
+        [
+            TableCell(text=duration(r.hours, lang), value=r.hours),
+            TableCell(text=f"{r.flops.typical:.3g}", value=r.flops.typical),
+            TableCell(text=f"{num(r.params_b.typical)}B", value=r.params_b.typical),
+            TableCell(text=big(r.tokens.typical, lang), value=r.tokens.typical),
+        ]
+        for r in results
+    ]
+    blocks += [
+        TableBlock(columns=columns, rows=rows),
+        NoticeBlock(kind="info", text=say("compute_optimal.mfu_note", lang, mfu=pct(month.mfu.typical))),
+        ParagraphBlock(text=say("compute_optimal.advice", lang)),
+    ]
+    return Draft(
+        blocks=blocks,
+        hits=ctx.retrieve(k=2),
+        works=[(month.tool, month.work)],
+        follow_ups=[say("compute_optimal.follow_time", lang), say("compute_optimal.follow_cost", lang)],
+    )

@@ -1,0 +1,47 @@
+"""Questions about the model size a compute budget trains best (handlers/compute_optimal.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.assistant.asking import ask
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "We get 256 H100s for six weeks. How big a model should we pretrain, compute-optimally?",
+        "128张A100用两个月，按计算最优从头预训练该训多大的模型？",
+    ],
+)
+def test_a_gpu_time_budget_gets_the_compute_optimal_model(advisor, question) -> None:
+    answer = ask(advisor, question)
+    assert answer.intent == "sizing"
+    call = next(c for c in answer.tool_calls if c.tool == "compute-optimal")
+    assert call.input["hours"] in (42 * 24, 60 * 24)
+    params = call.output["params_b"]["typical"]
+    assert f"{params:.3g}B" in answer.blocks[0].text.replace(",", "")
+    assert answer.grounding.ungrounded == []
+    # the round trip: that model on those tokens takes about the time given
+    check = next(c for c in answer.tool_calls if c.tool == "training-time")
+    assert 0.8 < check.output["hours"]["typical"] / call.input["hours"] < 1.3
+
+
+def test_gpu_hours_alone_are_a_budget(advisor) -> None:
+    answer = ask(advisor, "with 200k H100 GPU-hours, what size model is compute-optimal to train?")
+    call = next(c for c in answer.tool_calls if c.tool == "compute-optimal")
+    assert call.input["gpus"] * call.input["hours"] == pytest.approx(200_000)
+
+
+def test_no_time_given_shows_a_week_a_month_and_a_quarter(advisor) -> None:
+    answer = ask(advisor, "how big a model should we pretrain on 64 h100s?")
+    calls = [c for c in answer.tool_calls if c.tool == "compute-optimal"]
+    assert [c.input["hours"] for c in calls] == [7 * 24, 30 * 24, 90 * 24]
+    sizes = [c.output["params_b"]["typical"] for c in calls]
+    assert sizes == sorted(sizes)
+    assert answer.clarification is None
+
+
+def test_a_card_without_a_time_budget_is_not_a_compute_budget(advisor) -> None:
+    answer = ask(advisor, "4090能跑多大的模型")
+    assert not any(c.tool == "compute-optimal" for c in answer.tool_calls)
