@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from service.assistant import cues
 from service.assistant.claim_checks_hardware import claimed_ms_per_token
 from service.assistant.claim_checks_headline import claimed_tflops, node_gbit
+from service.assistant.claim_checks_link import claimed_busbw, claimed_mfu
 from service.assistant.claim_checks_time import claimed_hours
 from service.assistant.compose.fmt import big, num, pct
 from service.assistant.messages import say
@@ -67,6 +68,10 @@ def classify(text: str, slots: Slots, catalog: Catalog) -> str | None:
     timed = has_model and (claimed_hours(text, slots) or slots.gpu_hours) and (slots.gpus or slots.nodes or slots.gpu)
     if timed and DURATION.search(text) and not (cue("network", text) and cue("enough", text)):
         return "time"  # "512 H100 in 10 days, and 3× faster than A100": the time decides; the speed-up is checked beside it
+    if claimed_mfu(text) is not None:
+        return "mfu"  # "80% MFU on our cluster": the best published at scale, and what to ask
+    if claimed_busbw(text) is not None and not has_model:
+        return "busbw"  # "900 GB/s all-reduce on 8 × H100": NVLink's per-direction figure bounds busbw
     if gpus and claimed_tflops(text):
         return "peak"  # "the 4090 has 660 TFLOPS": which data-sheet figure that is, and what decides training
     if node_gbit(text) and cue("per_node", text) and not has_model:
@@ -113,6 +118,10 @@ def _secondary_speed_kind(text: str, gpus: list[str], precision: str | None) -> 
 
 def check(kind: str, ctx) -> Finding | None:
     """The finding, or None when the tools cannot decide this claim after all (the handler then answers from knowledge)."""
+    if kind in ("busbw", "mfu"):
+        from service.assistant import claim_checks_link as link
+
+        return {"busbw": link.busbw_claim, "mfu": link.mfu_claim}[kind](ctx)
     if kind == "time":
         from service.assistant.claim_checks_time import time_claim
 

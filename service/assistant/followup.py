@@ -33,6 +33,13 @@ def merge(text: str, und: Understanding, state: dict[str, Any]) -> Understanding
     short = len(text) <= 120
     cue = bool(FOLLOW.search(text)) or _relative(text)
     own_workload = bool(new.get("model") or new.get("params_b"))
+    if prev_intent == "cloud_vs_onprem" and short and not own_workload and und.intent not in ("diagnostics", "compare") \
+            and ({"yearly_utilization", "gpu_utilization", "gpus", "gpu"} & new.keys()):
+        # "now it's 24/7 for three years", "60% then?": the rent-or-buy question again with the new usage or fleet
+        merged = {**prev_slots, **new}
+        if "gpu_utilization" in new and "yearly_utilization" not in new:
+            merged["yearly_utilization"] = merged.pop("gpu_utilization") / 100
+        return und.model_copy(update={"intent": prev_intent, "ask": "cost", "slots": Slots.model_validate(merged), "context": None})
     if und.intent in ("diagnostics", "claim_check", "preflight", "cloud_vs_onprem", "compare") and not cue:
         return und  # a new question of its own kind
     if not (short and (cue or (und.intent == "faq" and (new or ask)) or (ask and not own_workload and prev_slots))):

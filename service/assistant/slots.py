@@ -212,9 +212,11 @@ def extract_slots(text: str, catalog: Catalog) -> Slots:
     if size and "samples_per_second" in slots:
         slots["bytes_per_sample"] = (_num(size.group(1)) or 0) * {"kb": 1e3, "kib": 1024, "mb": 1e6, "mib": 2**20}[size.group(2).lower()]
     slots["storage_write_gbps"] = storage_write_gbps(masked)
-    bus = re.search(rf"(?:busbw|bus ?bandwidth|总线带宽)[^0-9\n]{{0,20}}{NUM}", masked, I)
+    bus = re.search(rf"(?:busbw|bus ?bandwidth|总线带宽)([^0-9\n]{{0,20}})(?<![A-Za-z0-9_.])({ARABIC})(?![\d.,])(?!\s*(?:卡|张|块|台|个节点|x\b|×|gpus?\b|nodes?\b|cards?\b))", masked, I)
+    if bus and QUESTION_GAP.search(bus.group(1)):
+        bus = None  # "busbw 一般多少算正常？8卡A100": the number after the question is the GPU count, not a reading
     if bus:
-        slots["measured_busbw_gbps"] = float(_num(bus.group(1)) or 0) or None
+        slots["measured_busbw_gbps"] = float(_num(bus.group(2)) or 0) or None
     return Slots.model_validate({k: v for k, v in slots.items() if v is not None})
 
 
@@ -380,10 +382,17 @@ def _params(text: str) -> float | None:
     return None
 
 
+QUESTION_GAP = re.compile(r"多少|应该|正常|预期|期望|should|expect|normal|typical|what", re.I)
+ALWAYS_BUSY = re.compile(r"24\s*/\s*7|24\s*[x×]\s*7|7\s*[x×]\s*24|around the clock|round the clock|non-?stop|flat out|"
+                         r"全天候|满负荷|满载运行|24\s*小时不停|全年无休|一直满载|不间断", I)
+
+
 def _utilization(text: str) -> dict:
     out: dict = {}
     yearly = re.search(rf"(?:年(?:均)?利用率|yearly|annual|per year|a year|全年|每年)[^0-9\n]{{0,16}}{NUM}\s*%", text, I) \
-        or re.search(rf"{NUM}\s*%\s*(?:的时间|of the (?:year|time)|(?:annual|yearly) utili[sz]ation|年利用率)", text, I)
+        or re.search(rf"{NUM}\s*%\s*(?:的时间|of the (?:year|time)|(?:annual|yearly) utili[sz]ation|年利用率|busy|in use|loaded)", text, I)
+    if ALWAYS_BUSY.search(text) and not yearly:
+        return {"yearly_utilization": 1.0}  # "24/7 for three years", "全年满负荷": busy all the time
     if yearly:
         value = _num(yearly.group(1))
         if value is not None:

@@ -12,7 +12,7 @@ from service.assistant.slots import Slots, extract_slots
 from service.catalog import Catalog
 from service.contract import Clarification, Intent, Language, UnderstandingTrace  # the contract owns these; the pipeline reads them
 
-SizingAsk = Literal["memory", "time", "deadline", "budget_tokens", "inference", "cost", "checkpoint", "allreduce", "data_loader", "compute", "nccl", "model_size"]
+SizingAsk = Literal["memory", "time", "deadline", "budget_tokens", "inference", "cost", "checkpoint", "allreduce", "data_loader", "compute", "nccl", "model_size", "gpu_count"]
 
 I = re.IGNORECASE
 CJK = re.compile(r"[\u4e00-\u9fff]")

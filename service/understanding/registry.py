@@ -86,7 +86,9 @@ class EvidenceRule:
     any), none of its `unless` words, every evidence kind in `needs` and none in `blocked_by`
     (kinds: pasted, gpu, two_gpus, workload, quantities, measured, strong_domain). It then adds
     `weight` to `intent` and multiplies the other intents' scores by `scale`. A sizing rule may name the
-    sizing `ask` it implies (the question's quantity), which then wins over the ask's cue words.
+    sizing `ask` it implies (the question's quantity), which then wins over the ask's cue words, or a
+    `fallback_ask`, taken only when the question's words name no other quantity ("几张卡, 3 天内" asks for a
+    deadline; "最少几张卡" for the count).
     """
 
     name: str
@@ -96,6 +98,7 @@ class EvidenceRule:
     blocked_by: tuple[str, ...] = ()
     scale: dict[str, float] = field(default_factory=dict)
     ask: str | None = None
+    fallback_ask: str | None = None
 
 
 EVIDENCE_KINDS = ("pasted", "gpu", "two_gpus", "workload", "quantities", "measured", "budget", "strong_domain")
@@ -160,7 +163,7 @@ def load_registry(data_dir: Path = DATA_DIR) -> Registry:
         )
     asks = tuple(raw["asks"])
     rules = tuple(_rule(name, spec, intents, data_dir) for name, spec in (raw.get("evidence_rules") or {}).items())
-    if any(r.ask is not None and r.ask not in asks for r in rules):
+    if any(a is not None and a not in asks for r in rules for a in (r.ask, r.fallback_ask)):
         raise ValueError(f"{data_dir / 'registry.yaml'}: an evidence rule names an ask not in {asks}")
     exemplars: list[Exemplar] = []
     languages: dict[str, LanguageData] = {}
@@ -198,7 +201,7 @@ def _rule(name: str, spec: dict, intents: dict, data_dir: Path) -> EvidenceRule:
     if any(k not in intents for k in scale):
         raise ValueError(f"{where}: scale names an unknown intent")
     return EvidenceRule(name, spec["intent"], float(spec["weight"]), tuple(spec.get("needs") or ()), tuple(spec.get("blocked_by") or ()), scale,
-                        spec.get("ask"))
+                        spec.get("ask"), spec.get("fallback_ask"))
 
 
 def _rule_words(raw: dict, rules: tuple[EvidenceRule, ...], path: Path) -> dict[str, dict[str, Vocabulary]]:

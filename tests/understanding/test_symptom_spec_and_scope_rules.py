@@ -109,8 +109,30 @@ def test_how_to_run_an_acceptance_test_is_preflight(understander, text):
 
 
 @pytest.mark.parametrize("text", ["how many gpus would we need?", "我们得多少张卡？"])
-def test_a_bare_gpu_count_asks_for_the_workload(understander, text):
-    _check(understander, text, "recommend", "gpu_count_request")
+def test_a_bare_gpu_count_is_a_sizing_question_for_the_count(understander, text):
+    und = _check(understander, text, "sizing", "gpu_count_request")
+    assert und.ask == "gpu_count", und.trace
+
+
+@pytest.mark.parametrize(
+    ("text", "ask"),
+    [
+        ("minimum number of a100 80gb to fully fine-tune a 34b?", "gpu_count"),
+        ("Yi 34B 做全参微调，至少要几张 H100？", "gpu_count"),
+        # another quantity named (a deadline) keeps its own ask
+        ("how many h100s to pretrain a 3b on 1t tokens within 10 days", "deadline"),
+    ],
+)
+def test_a_count_for_a_stated_job_is_sizing(understander, text, ask):
+    und = _check(understander, text, "sizing", "gpu_count_request")
+    assert und.ask == ask, und.trace
+
+
+@pytest.mark.parametrize("text", ["which gpus should we get for a 13b lora, and how many?", "做 14B 的 LoRA，推荐什么卡、要几张？"])
+def test_which_card_and_how_many_stays_a_recommendation(understander, text):
+    und = understander.understand(text)
+    assert und.intent == "recommend", und.trace
+    assert "gpu_count_request" not in und.evidence, und.trace
 
 
 @pytest.mark.parametrize("text", ["how many gpus does a p5.48xlarge have", "一台 DGX H100 里有几张卡"])

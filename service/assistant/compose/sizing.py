@@ -108,13 +108,15 @@ def _memory(r, lang: str, catalog: Catalog) -> Rendered:
 def _time(r, lang: str, catalog: Catalog) -> Rendered:
     model, gpu = model_name(catalog, r.model), gpu_name(catalog, r.gpu)
     head = pick(lang,
-                f"**Training {model} on {big(r.tokens, lang)} tokens with {r.gpus} × {gpu} takes about {duration_band(r.hours, lang)}** at MFU {pct(r.mfu.typical)} (band {pct(r.mfu.low)}–{pct(r.mfu.high)}).",
-                f"**用 {r.gpus} 张 {gpu} 训练 {model}（{big(r.tokens, lang)} token）约需 {duration_band(r.hours, lang)}**，典型 MFU {pct(r.mfu.typical)}（区间 {pct(r.mfu.low)}～{pct(r.mfu.high)}）。")
+                f"**Training {model} on {big(r.tokens, lang)} tokens with {r.gpus} × {gpu} takes about {duration_band(r.hours, lang)}** at MFU {pct(r.mfu.typical)} (band {pct(r.mfu.low)}–{pct(r.mfu.high)}), "
+                f"that is **{big(r.gpu_hours.typical, lang)} GPU-hours** ({big(r.gpu_hours.low, lang)}–{big(r.gpu_hours.high, lang)}).",
+                f"**用 {r.gpus} 张 {gpu} 训练 {model}（{big(r.tokens, lang)} token）约需 {duration_band(r.hours, lang)}**，典型 MFU {pct(r.mfu.typical)}（区间 {pct(r.mfu.low)}～{pct(r.mfu.high)}），"
+                f"合计约 **{big(r.gpu_hours.typical, lang)} GPU小时（卡时）**（{big(r.gpu_hours.low, lang)}～{big(r.gpu_hours.high, lang)}）。")
     rows = [
         (pick(lang, "total compute", "总计算量"), f"{r.flops:.3g} FLOPs"),
         (pick(lang, "peak per GPU (dense)", "单卡峰值（稠密）"), f"{num(r.peak_tflops_per_gpu, 4)} TFLOP/s {r.precision}"),
         (pick(lang, "wall-clock (typical)", "墙钟时间（典型）"), duration(r.hours.typical, lang), r.hours.typical),
-        ("GPU-hours" if lang == "en" else "GPU 小时", f"{big(r.gpu_hours.typical, lang)} ({big(r.gpu_hours.low, lang)}–{big(r.gpu_hours.high, lang)})"),
+        ("GPU-hours" if lang == "en" else "GPU小时（卡时）", f"{big(r.gpu_hours.typical, lang)} ({big(r.gpu_hours.low, lang)}–{big(r.gpu_hours.high, lang)})"),
         (pick(lang, "throughput", "吞吐"), f"{big(r.tokens_per_second, lang)} tokens/s ≈ {num(r.samples_per_second)} samples/s @ {r.seq_len} tokens"),
         ("goodput", pct(r.goodput)),
     ]

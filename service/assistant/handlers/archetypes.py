@@ -23,6 +23,7 @@ import yaml
 from service.assistant import consult, cues
 from service.assistant.compose import extract
 from service.assistant.compose.fmt import big, duration, gib, money, num, pct
+from service.assistant.handlers import media_archetypes
 from service.assistant.handlers.base import Context, Draft
 from service.assistant.handlers.purchase import purchase_answer, serving_purchase, wants_to_buy
 from service.assistant.messages import say
@@ -52,6 +53,9 @@ def archetype_answer(ctx: Context, serve: Callable[[Context], Draft]) -> Draft |
 
     `serve` is the consulted recommendation, used once an assumed model is in the slots."""
     s = ctx.slots
+    media = media_archetypes.answer(ctx)
+    if media is not None:
+        return media  # "SDXL service, 20k images a day" / "Whisper, 500 h of audio a day": published speeds, not "which model?"
     kind = archetype_of(ctx.text)
     if kind == "small_models_team" and not (s.gpu or s.gpus or s.nodes or s.budget) and s.task != "inference" and \
             (_params_of(ctx) or 0) <= ITERATION_MAX_PARAMS:

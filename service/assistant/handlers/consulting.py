@@ -22,7 +22,7 @@ from service.assistant.compose import fit
 from service.assistant.compose.fmt import big, duration, gib, num, pct
 from service.assistant.handlers.base import Context, Draft
 from service.assistant import claim_checks, followup
-from service.assistant.handlers import archetypes, serving_load
+from service.assistant.handlers import archetypes, expert_sizing, serving_load
 from service.assistant.handlers.compute_optimal import compute_optimal_answer
 from service.assistant.handlers.purchase import purchase_answer
 from service.assistant.handlers.rental import rental_answer
@@ -54,6 +54,8 @@ def consulted(handler: Callable[[Context], Draft]) -> Callable[[Context], Draft]
         if ctx.understanding.ask == "model_size":  # "两张4090能跑多大的模型": no compute budget, a question of what fits
             ctx.understanding = ctx.understanding.model_copy(update={"ask": "memory"})
         answer_with = handler
+        if handler is sizing_answer and ctx.understanding.ask == "gpu_count":
+            answer_with = recommend  # "最少要几张 H100": the count is the recommendation's sizing, with its tiers
         if handler is sizing_answer and ctx.understanding.ask in ASK_NEEDS and getattr(s, ASK_NEEDS[ctx.understanding.ask]) is None:
             answer_with = recommend  # the quantity asked for needs an input the user did not give: advise instead
         if handler is sizing_answer and "own_fit_question" in ctx.understanding.evidence and (s.gpus or 1) > 1 \
@@ -74,6 +76,9 @@ def consulted(handler: Callable[[Context], Draft]) -> Callable[[Context], Draft]
         ttft = serving_load.ttft_answer(ctx)
         if ttft is not None:
             return ttft  # "TTFT under 2 s for a 32k prompt": a prefill-time question, whatever else the wording asks
+        expert = expert_sizing.decode_speed(ctx) or expert_sizing.pretrain_on_gpus(ctx) or expert_sizing.china_serving(ctx)
+        if expert is not None:
+            return expert  # one user's tokens/s (bandwidth-bound), or a small pre-training run on the GPUs named
         fit = fit_question(ctx)
         if fit is not None:
             return fit
@@ -222,8 +227,13 @@ def _where_memory_goes(ctx: Context, first: consult.FitOption, label: dict, serv
         ctx.record("unit-conversion", {"weights_gib": weights}, {"weights_gb": weights * 2**30 / 1e9})
         return ParagraphBlock(text=say("consult.fit_weights_serving", ctx.lang, weights=num(weights), weights_gb=num(weights * 2**30 / 1e9), **common))
     states = first.result.model_states_total_gib
-    ctx.record("unit-conversion", {"model_states_gib": states}, {"model_states_gb": states * 2**30 / 1e9})
-    return ParagraphBlock(text=say("consult.fit_states_training", ctx.lang, states=num(states), states_gb=num(states * 2**30 / 1e9), **common))
+    r = first.result
+    per_gpu = r.per_gpu.weights_gib + r.per_gpu.gradients_gib + r.per_gpu.optimizer_gib
+    ctx.record("unit-conversion", {"model_states_gib": states, "gpus": gpus, "bytes_per_param": r.bytes_per_param},
+               {"model_states_gb": states * 2**30 / 1e9, "model_states_per_gpu_gib": per_gpu})
+    key = "consult.fit_states_training" if gpus > 1 else "consult.fit_states_training_one"
+    return ParagraphBlock(text=say(key, ctx.lang, states=num(states), states_gb=num(states * 2**30 / 1e9),
+                                   bpp=num(r.bytes_per_param), params_b=num(r.params_b), per_gpu=num(per_gpu), **common))
 
 
 # -- serving more users than one node holds ------------------------------------------------

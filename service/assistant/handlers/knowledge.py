@@ -99,8 +99,8 @@ def preflight(ctx: Context) -> Draft:
     )
     if ckpt is not None:
         draft.works.append(("checkpoint", ckpt.work))
-    if "acceptance_test" in ctx.understanding.evidence:
-        _answer_the_test_asked(ctx, draft)
+    if {"acceptance_test", "link_health_check"} & set(ctx.understanding.evidence):
+        _answer_the_test_asked(ctx, draft)  # "how do I verify GPUDirect RDMA": that check first, then the checklist
     return draft
 
 

@@ -9,6 +9,7 @@ from service.assistant.compose import extract, sizing
 from service.assistant.compose.fmt import money, num, pct
 from service.assistant.compose.work import assumptions, warnings
 from service.assistant.handlers.base import Context, Draft
+from service.assistant.handlers.burst import burst_answer
 from service.assistant.handlers.knowledge import faq
 from service.assistant.handlers.rental import rental_answer
 from service.assistant.handlers.workload import DEFAULT_GPU, _currency, recommend
@@ -47,6 +48,9 @@ def cloud_vs_onprem(ctx: Context) -> Draft:
         draft = faq(ctx)
         draft.follow_ups = [say("cloud.follow_up_spot", ctx.lang), say("cloud.follow_up_break_even", ctx.lang)]
         return draft
+    burst = burst_answer(ctx)
+    if burst is not None:
+        return burst  # "十几张卡平时够，季度末要上百张": own the baseline, rent the peak
     if "cloud_provider_choice" in ctx.understanding.evidence:
         return _providers_first(ctx)
     if (s.model or s.params_b) and not s.gpu:

@@ -8,7 +8,7 @@ from service.assistant.compose import fit, sizing
 from service.assistant.compose.fmt import money, num
 from service.assistant.compose.work import assumptions, warnings
 from service.assistant.handlers.base import Context, Draft
-from service.assistant.handlers import card_capacity, serving_load
+from service.assistant.handlers import card_capacity, expert_sizing, serving_load
 from service.assistant import consult, cues
 from service.assistant.handlers.knowledge import faq
 from service.assistant.handlers.rental import listed_price_note, platform_in, quoted_price
@@ -94,7 +94,7 @@ def sizing_answer(ctx: Context) -> Draft:
     ask = ctx.understanding.ask or "memory"
     handler = {"memory": _memory, "time": _time, "deadline": _deadline, "budget_tokens": _tokens_budget, "inference": _inference,
                "cost": _cost, "checkpoint": _checkpoint, "allreduce": _allreduce, "data_loader": _data_loader, "compute": _compute,
-               "nccl": _nccl}[ask]
+               "nccl": _nccl, "gpu_count": recommend}[ask]
     return handler(ctx)
 
 
@@ -312,7 +312,9 @@ def _checkpoint(ctx: Context) -> Draft:
     if missing:
         return missing
     result = ctx.run("checkpoint", {**_model_ref(ctx), "gpus": ctx.slots.gpus or 8, "write_gbps": ctx.slots.storage_write_gbps})
-    return _finish(ctx, result, topics=["reliability", "storage"])
+    draft = _finish(ctx, result, topics=["reliability", "storage"])
+    draft.blocks[1:1] = expert_sizing.checkpoint_storage(ctx, result)  # the storage to provision for the checkpoints kept
+    return draft
 
 
 def _allreduce(ctx: Context) -> Draft:
