@@ -70,7 +70,7 @@ def archetype_answer(ctx: Context, serve: Callable[[Context], Draft]) -> Draft |
         bought = serving_purchase(ctx, for_person=kind == "personal")  # "an inference service, budget ¥50k, what to buy": cards and the models they serve
         if bought is not None:
             return bought
-    if kind == "shared_cluster" and (s.budget or consult.cue("build_cluster", ctx.text)) and not s.model:
+    if kind == "shared_cluster" and (s.budget or consult.cue("build_cluster", ctx.text) or consult.cue("which_cards", ctx.text)) and not s.model:
         return _shared_cluster(ctx)  # "HPC admin, $2M, a cluster for 40 groups": the platform, not one group's model
     if kind == "vision" and (s.model or s.params_b) and not (s.gpu or s.gpus or s.nodes) and consult.cue("build_cluster", ctx.text):
         return _vision(ctx)  # "VLA on a 7B backbone, hundreds of TB of video, a small cluster?": the node, storage first

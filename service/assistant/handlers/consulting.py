@@ -96,6 +96,13 @@ def consulted(handler: Callable[[Context], Draft]) -> Callable[[Context], Draft]
         if notes and draft.clarification is None:
             at = 1 if draft.blocks and draft.blocks[0].type == "lead" else 0
             draft.blocks[at:at] = notes
+        if answer_with is recommend and handler is sizing_answer and "own_fit_question" in ctx.understanding.evidence \
+                and draft.recommendation and (states := expert_sizing.states_on_their_gpus(ctx)) is not None:
+            # "can 4x A100 40GB fully fine-tune a 13B?": yes or no on their GPUs leads, with where the memory goes;
+            # the plan (for the method that fits, when theirs does not) follows.
+            lead = draft.blocks[0]
+            rest = [ParagraphBlock(text=lead.text), *draft.blocks[1:]] if lead.type == "lead" else draft.blocks
+            draft.blocks = [*states, *rest]
         serving_load.finish_plan(ctx, draft)  # a request rate: copies of the plan; a serving plan: quantisation on its card
         archetypes.serve_after_tuning(ctx, draft)  # "fine-tune and serve an 8B": the serving half follows the training plan
         return draft

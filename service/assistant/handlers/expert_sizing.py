@@ -279,3 +279,26 @@ def china_serving(ctx: Context) -> Draft | None:
         works=[(best.tool, best.work)],
         follow_ups=[say("expert_s.follow_int4", lang), say("consulting.follow_users", lang)],
     )
+
+
+def states_on_their_gpus(ctx: Context) -> list | None:
+    """"Can 4x A100 40GB fully fine-tune a 13B?": the plan on their GPUs, and where the memory goes on them: the
+    whole model's states in GB, then each GPU's share once sharded (ZeRO-3/FSDP)."""
+    s = ctx.slots
+    if not (s.gpu and (s.gpus or 1) > 1 and (s.model or s.params_b)) or s.task == "inference":
+        return None
+    payload = {**_model_ref(ctx), "task": s.task or "fine-tune", "method": s.method or "full", "gpu": s.gpu, "gpus": s.gpus,
+               "sharding": "zero3", "seq_len": s.seq_len, "precision": s.precision}
+    result, _ = ctx.try_run("training-memory", {k: v for k, v in payload.items() if v is not None})
+    if result is None or result.per_gpu is None or result.fit is None:
+        return None
+    method = say("workload.method_full", ctx.lang).lower() if result.method == "full" else result.method.upper()
+    gpu = ctx.catalog.gpus[s.gpu].name if s.gpu in ctx.catalog.gpus else s.gpu
+    key = "fit_on_gpus.does_not_fit" if result.fit == "does_not_fit" else "fit_on_gpus.fits"
+    p = result.per_gpu
+    states = (p.weights_gib + p.gradients_gib + p.optimizer_gib) * result.gpus  # sharded: each GPU holds 1/N of them
+    ctx.record("model-states-total", {"weights_gib": p.weights_gib, "gradients_gib": p.gradients_gib, "optimizer_gib": p.optimizer_gib,
+                                      "gpus": result.gpus}, {"states_gib": states, "states_gb": states * 2**30 / 1e9})
+    verdict = say(key, ctx.lang, method=method, gpus=result.gpus, gpu=gpu, total=num(p.total_gib), states=num(states),
+                  states_gb=num(states * 2**30 / 1e9))
+    return [LeadBlock(text=verdict), fit.breakdown(ctx, result)]

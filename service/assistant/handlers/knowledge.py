@@ -24,8 +24,14 @@ def follow_ups_for(ctx: Context, hits: list) -> list[str]:
     return [say("knowledge.follow_workload_config", ctx.lang), say("knowledge.follow_preflight", ctx.lang)]
 
 
+# Evidence rules whose subject the question's other words drown out in retrieval ("mac studio 192g: llama 3 70b?" finds
+# the Llama documents): the search reads the question together with the subject (messages queries.evidence.<rule>).
+SUBJECT_RULES = ("apple_silicon",)
+
+
 def faq(ctx: Context) -> Draft:
-    hits = ctx.retrieve(k=5)
+    subject = next((r for r in SUBJECT_RULES if r in ctx.understanding.evidence), None)
+    hits = ctx.retrieve(f"{say(f'queries.evidence.{subject}', ctx.lang)} {ctx.text}", k=5) if subject else ctx.retrieve(k=5)
     if not hits:
         return Draft(blocks=[LeadBlock(text=say("knowledge.not_found", ctx.lang))], show_sources=False)
     # The sentences that answer the question, across the top sections (compose/faq_answer.py); a follow-up

@@ -1,0 +1,49 @@
+"""Evidence rules for questions whose subject decides the intent: which hardware supports a feature, Apple Silicon,
+rules of thumb, checkpoint cadence, bursty demand, a speed-up someone believes in, the user's own MFU or scaling,
+GPUDirect and perftest checks (registry.yaml evidence_rules; words in <lang>/cues.yaml). Questions written for
+these tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.catalog import default_catalog
+from service.understanding import default_understander
+
+
+@pytest.fixture(scope="module")
+def understander():
+    return default_understander(default_catalog())
+
+
+@pytest.mark.parametrize(
+    ("text", "intent", "rule"),
+    [
+        ("which cards actually support fp8 training, and is it mature enough?", "faq", "feature_support_question"),
+        ("BF16 哪些卡支持？老卡能用吗", "faq", "feature_support_question"),
+        ("could an m3 ultra mac studio serve a 70b model for our small team", "faq", "apple_silicon"),
+        ("苹果 M4 Max 统一内存 128G 能不能跑 70B", "faq", "apple_silicon"),
+        ("what's the usual tokens-per-parameter ratio for a from-scratch LLM", "faq", "rule_of_thumb"),
+        ("从零训一个 1B 模型，数据量多少合适", "faq", "rule_of_thumb"),
+        ("what's a sane checkpoint interval for a two-week run", "faq", "checkpoint_cadence"),
+        ("训练的时候权重多久存一次比较好，放哪里", "faq", "checkpoint_cadence"),
+        ("we use 8 gpus most of the time but need 64 during quarter-end crunch, how to provision", "cloud_vs_onprem", "bursty_demand"),
+        ("平时就十来张卡，月底冲量要八十张，资源怎么规划", "cloud_vs_onprem", "bursty_demand"),
+        ("our architect thinks the H200 would finish the same 7B run twice as fast as the H100", "claim_check", "hearsay_question"),
+        ("leadership believes A100 to H100 is 5x faster for our fine-tunes", "claim_check", "hearsay_question"),
+        ("we're at about 22% MFU on a 7b with 16 h100s, where should I look", "diagnostics", "own_run_symptom"),
+        ("训练 MFU 才 18%，该从哪查起", "diagnostics", "own_run_symptom"),
+        ("how can I tell if GPUDirect RDMA is really on between our nodes", "preflight", "link_health_check"),
+        ("新集群怎么用 ib_write_bw 把每对节点都测一遍", "preflight", "link_health_check"),
+    ],
+)
+def test_the_subject_decides(understander, text, intent, rule):
+    und = understander.understand(text)
+    assert und.intent == intent, und.trace
+    assert rule in und.evidence, und.trace
+
+
+@pytest.mark.parametrize("text", ["how big is a 70b checkpoint with optimizer states", "13B 的 checkpoint 存一次要多久"])
+def test_a_checkpoints_size_or_save_time_stays_the_checkpoint_tool(understander, text):
+    und = understander.understand(text)
+    assert und.intent == "sizing" and und.ask == "checkpoint", und.trace
