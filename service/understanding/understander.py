@@ -239,7 +239,7 @@ class RoutedUnderstander:
         ask = self._ask(intent, cascade_intent, cascade_ask, evidence, neighbours)
         fallback = [r.fallback_ask for r, _ in evidence.fired if r.intent == intent and r.fallback_ask]
         named = cascade_ask or (max(evidence.ask_cues, key=lambda a: len(evidence.ask_cues[a])) if evidence.ask_cues else None)
-        if fallback and named in (None, "memory"):
+        if fallback and (named in (None, "memory") or not (slots.model or slots.params_b)):
             ask = fallback[0]  # "最少要几张 H100": no other quantity named, so the count itself
         clarification = None if fired else self._close_call(intent, runner_up, scores, rule, lang, rules)
         trace = UnderstandingTrace(

@@ -15,7 +15,8 @@ from service.assistant.messages import say
 from service.contract import LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
 
 DEFAULT_GPU = "h100-sxm"
-SPANS_DAYS = (7, 30, 90)  # no time given: the compute-optimal model for a week, a month and a quarter
+SPANS_DAYS = (7, 30, 90)
+GPU_HOURS_SPAN = 90 * 24  # no time given: the compute-optimal model for a week, a month and a quarter
 
 
 def _budget(ctx: Context) -> tuple[int, float] | None:
@@ -28,6 +29,8 @@ def _budget(ctx: Context) -> tuple[int, float] | None:
         return s.gpus, s.deadline_hours
     if s.gpu_hours:
         gpus = s.gpus or 1
+        while not s.gpus and s.gpu_hours / gpus > GPU_HOURS_SPAN:
+            gpus = 8 if gpus == 1 else gpus * 2  # GPU-hours alone: the same FLOPs, shown on a cluster that spends them within a quarter
         return gpus, s.gpu_hours / gpus
     return None
 

@@ -31,6 +31,15 @@ def test_gpu_hours_alone_are_a_budget(advisor) -> None:
     answer = ask(advisor, "with 200k H100 GPU-hours, what size model is compute-optimal to train?")
     call = next(c for c in answer.tool_calls if c.tool == "compute-optimal")
     assert call.input["gpus"] * call.input["hours"] == pytest.approx(200_000)
+    assert call.input["hours"] <= 90 * 24  # shown on a cluster that spends them within a quarter
+
+
+@pytest.mark.parametrize("question", ["we have 50k a100 gpu-hours, biggest model to train chinchilla-optimally?", "5万 H100 卡时，按计算最优能训多大的模型"])
+def test_gpu_hours_beyond_one_gpus_lifetime_still_size_a_model(advisor, question) -> None:
+    answer = ask(advisor, question)
+    call = next(c for c in answer.tool_calls if c.tool == "compute-optimal")
+    assert call.input["gpus"] * call.input["hours"] == pytest.approx(50_000)
+    assert "20" in answer.answer
 
 
 def test_no_time_given_shows_a_week_a_month_and_a_quarter(advisor) -> None:
