@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 
 from service.assistant import cues
+from service.assistant.claim_checks_compute import claimed_flops
 from service.assistant.claim_checks_hardware import claimed_ms_per_token
 from service.assistant.claim_checks_headline import claimed_tflops, node_gbit
 from service.assistant.claim_checks_link import claimed_busbw, claimed_mfu
@@ -65,6 +66,8 @@ def classify(text: str, slots: Slots, catalog: Catalog) -> str | None:
     precision = _precision(text)
     if gpus and precision in ("fp8", "bf16") and any(not _supports(catalog, g, precision) for g in gpus):
         return "feature"
+    if has_model and claimed_flops(text):
+        return "compute"  # "GPT-3 took 3.14e23 FLOPs": 6·N·D from the training-compute tool
     timed = has_model and (claimed_hours(text, slots) or slots.gpu_hours) and (slots.gpus or slots.nodes or slots.gpu)
     if timed and DURATION.search(text) and not (cue("network", text) and cue("enough", text)):
         return "time"  # "512 H100 in 10 days, and 3× faster than A100": the time decides; the speed-up is checked beside it
@@ -122,6 +125,10 @@ def check(kind: str, ctx) -> Finding | None:
         from service.assistant import claim_checks_link as link
 
         return {"busbw": link.busbw_claim, "mfu": link.mfu_claim}[kind](ctx)
+    if kind == "compute":
+        from service.assistant.claim_checks_compute import compute_claim
+
+        return compute_claim(ctx)
     if kind == "time":
         from service.assistant.claim_checks_time import time_claim
 
@@ -134,7 +141,12 @@ def check(kind: str, ctx) -> Finding | None:
         from service.assistant import claim_checks_hardware as hardware
 
         return {"decode": hardware.decode_latency, "export": hardware.export_variant, "memory": hardware.memory, "feature": hardware.feature}[kind](ctx)
-    return CHECKS[kind](ctx)
+    finding = CHECKS[kind](ctx)
+    if kind in ("speedup", "ordering") and finding is not None:
+        from service.assistant.claim_checks_consumer import consumer_points  # RTX 4090 against A100: memory and scaling too
+
+        finding.points += consumer_points(ctx, _gpus(ctx.slots))
+    return finding
 
 
 # -- the checks ---------------------------------------------------------------

@@ -184,7 +184,10 @@ def memory(ctx):
             verdict_words = say(f"claim.verdict.{decode.verdict}", lang)
             body = decode.lead.removeprefix(say("claim.lead", lang, verdict=verdict_words)).strip()
             points.append(say("claim_hw.decode_part", lang, verdict=verdict_words) + " " + body)
-    return Finding("memory", verdict, lead, points, results=[full, lora, qlora], topics=["claims", "peft"])
+    results = [full, lora, qlora]
+    if s.method in ("lora", "qlora"):  # "QLoRA of a 70B on one 24 GB card": the method claimed is the one shown in detail
+        results.insert(0, results.pop(("full", "lora", "qlora").index(s.method)))
+    return Finding("memory", verdict, lead, points, results=results, topics=["claims", "peft"])
 
 
 def _sharding_points(ctx, base: dict) -> list[str]:

@@ -13,6 +13,9 @@ WORKLOAD_INTENTS = ("recommend", "sizing", "compare", "cloud_vs_onprem", "claim_
 FOLLOW = re.compile(r"呢[？?。.!！\s]*$|what about|how about|instead|换成|改成|改用|换用|如果|要是|假如|\bif (?:we|i|the|it)|and (?:with|for|if|on)|"
                     r"^\s*(?:and|also|then|so)\b|^\s*那|用.{0,12}的话|same (?:but|with)|\bwith \d+|\bon \d+|具体|详细|那块|这块|这部分|more detail|specifically|elaborate|"
                     r"算(?:低|高|快|慢|多|少|正常)吗|is that (?:low|high|normal|ok|good|bad|enough)", I)
+KV_FORMAT = re.compile(r"(fp8|int8|int4|fp16|bf16)\s*(?:的\s*)?kv|kv[ _-]?(?:cache|缓存)?\s*(?:用|改成|换成|改为|设为|是|in|at|as|to|is|of|with|using|=|:)?\s*(fp8|int8|int4|fp16|bf16)", I)
+FORMAT_WORD = re.compile(r"fp8|int8|int4|fp16|bf16", I)
+SERVING_ONLY = ("concurrency", "users", "context_len", "weights", "precision")  # a serving plan's inputs a training run does not share
 RELATIVE = [
     ("budget", re.compile(r"(?:预算|budget|钱).{0,10}(?:一半|half|减半)|half (?:the|my|our) budget", I), 0.5),
     ("budget", re.compile(r"(?:预算|budget).{0,10}(?:翻倍|double|两倍|加倍)|double (?:the|my|our) budget", I), 2.0),
@@ -29,10 +32,17 @@ def merge(text: str, und: Understanding, state: dict[str, Any]) -> Understanding
         return und
     prev_slots: dict[str, Any] = state.get("slots") or {}
     new = und.slots.stated()
+    if kv_format(text) and len(FORMAT_WORD.findall(text)) == 1:
+        new.pop("precision", None)  # "and with an fp8 KV cache?": the format is the KV cache's, not the weights'
+        new.pop("weights", None)
     ask = _ask(text)
     short = len(text) <= 120
     cue = bool(FOLLOW.search(text)) or _relative(text)
     own_workload = bool(new.get("model") or new.get("params_b"))
+    if short and not own_workload and prev_intent in ("diagnostics", "sizing") and _settings_for_slow_run(text, state):
+        # "already bf16, batch 1, seq 512" after "my 4090 only reaches 40 TFLOPS": the diagnosis again, with those settings
+        return und.model_copy(update={"intent": "diagnostics", "ask": None, "slots": Slots.model_validate({**prev_slots, **new}),
+                                      "context": state.get("query")})
     if prev_intent == "cloud_vs_onprem" and short and not own_workload and und.intent not in ("diagnostics", "compare") \
             and ({"yearly_utilization", "gpu_utilization", "gpus", "gpu"} & new.keys()):
         # "now it's 24/7 for three years", "60% then?": the rent-or-buy question again with the new usage or fleet
@@ -68,6 +78,13 @@ def merge(text: str, und: Understanding, state: dict[str, Any]) -> Understanding
             and (merged.get("model") or merged.get("gpu")) or \
             ask and und.intent == "sizing":
         intent, new_ask = "sizing", ask
+    if new.get("task") in ("fine-tune", "pretrain") and prev_slots.get("task") == "inference":
+        # "what about full fine-tuning on that same node?" after a serving plan: training memory on those GPUs
+        intent, new_ask = "sizing", "memory"
+        und = und.model_copy(update={"evidence": [*und.evidence, "training_after_serving"]})
+        for key in SERVING_ONLY:
+            if key not in new:
+                merged.pop(key, None)
     context = state.get("query") if intent in ("faq", "diagnostics", "preflight", "claim_check") else None
     return und.model_copy(update={"intent": intent, "ask": new_ask, "slots": Slots.model_validate(merged), "context": context})
 
@@ -104,6 +121,18 @@ def is_follow_up(text: str, state: dict[str, Any]) -> bool:
     return len(text) <= 120 and (bool(FOLLOW.search(text)) or _relative(text))
 
 
+def kv_format(text: str) -> str | None:
+    """"fp8 KV cache", "KV cache 改成 FP8": the KV-cache format a turn names."""
+    m = KV_FORMAT.search(text)
+    return (m.group(1) or m.group(2)).lower() if m else None
+
+
+def _settings_for_slow_run(text: str, state: dict[str, Any]) -> bool:
+    from service.assistant.handlers import slow_card  # the handlers package imports this module
+
+    return slow_card.asks(state.get("query") or "") and slow_card.gives_settings(text)
+
+
 def _relative(text: str) -> bool:
     return any(pattern.search(text) for _, pattern, _ in RELATIVE)
 
@@ -113,4 +142,4 @@ def state(und: Understanding, text: str, previous: dict[str, Any] | None = None)
     if und.intent in ("out_of_scope", "smalltalk") and previous:
         return previous
     query = f"{und.context} {text}" if und.context else text
-    return {"slots": und.slots.stated(), "intent": und.intent, "ask": und.ask, "query": query[-400:]}
+    return {"slots": und.slots.stated(), "intent": und.intent, "ask": und.ask, "query": query[-400:], "language": und.language}

@@ -14,6 +14,7 @@ intents that need different inputs asks which one was meant.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -47,6 +48,9 @@ SHOWN_NEIGHBOURS = 5
 # Cascade rules sharp enough that a GPU named with a spec word does not make the question a spec lookup.
 SHARP_RULES = ("claim cue", "pre-flight cue", "rent-or-buy cue", "two GPUs and a comparison cue", "measured symptom")
 VOTE_TEMPERATURE = 0.05  # similarity 0.05 lower = e times less weight
+SETTINGS_ONLY_CHARS = 60  # a follow-up this short with no Chinese and at most SETTINGS_ONLY_WORDS words keeps a Chinese conversation's language
+SETTINGS_ONLY_WORDS = 1
+CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
 MAX_CONTINUATION_CHARS = 200  # a turn longer than this says enough on its own to be read alone
 
 
@@ -108,7 +112,7 @@ class RoutedUnderstander:
 
     # -- understanding ----------------------------------------------------------------------------
     def understand(self, text: str, *, language: Language | None = None, state: dict[str, Any] | None = None) -> Understanding:
-        lang = language or detect_language(text)
+        lang = language or _language_kept(text, state) or detect_language(text)
         slots = extract_slots(text, self.catalog)
         previous_gpu = ((state or {}).get("slots") or {}).get("gpu")
         if previous_gpu and slots.gpu is None and len(text) <= MAX_CONTINUATION_CHARS:
@@ -379,6 +383,16 @@ class RoutedUnderstander:
         first, second = labels[intent], labels[runner_up]
         rules.append(f"close call: {intent} {scores[intent]:.2f} vs {runner_up} {scores[runner_up]:.2f} -> ask which one")
         return Clarification(question=registry.message(lang, "clarify", first=first, second=second), suggestions=[first, second])
+
+
+def _language_kept(text: str, state: dict[str, Any] | None) -> Language | None:
+    """A short follow-up of settings and numbers ("bf16, bs=8, seq 2048") has no sentence frame of its own: it keeps the
+    conversation's language instead of reading as English for its Latin abbreviations."""
+    previous = (state or {}).get("language")
+    if previous != "zh" or CJK_CHAR.search(text) or len(text) > SETTINGS_ONLY_CHARS:
+        return None
+    words = [w for w in re.findall(r"[A-Za-z]{3,}", text) if not re.search(r"\d", w)]
+    return previous if len(words) <= SETTINGS_ONLY_WORDS else None
 
 
 def _votes(neighbours: list) -> dict[str, float]:

@@ -35,6 +35,14 @@ def understander():
         ("训练 MFU 才 18%，该从哪查起", "diagnostics", "own_run_symptom"),
         ("how can I tell if GPUDirect RDMA is really on between our nodes", "preflight", "link_health_check"),
         ("新集群怎么用 ib_write_bw 把每对节点都测一遍", "preflight", "link_health_check"),
+        ("怎么确认每台机器的 IB 网卡没有降速", "preflight", "link_health_check"),
+        ("would hosting qwen 72b on our own gpus beat paying an api per token at 2M requests a month", "cloud_vs_onprem", "self_host_vs_api"),
+        ("自己部署 72B 还是直接调 API 按 token 付费便宜", "cloud_vs_onprem", "self_host_vs_api"),
+        ("有个博主说单卡 24G 就能全参微调 13B", "claim_check", "third_party_assertion"),
+        ("a youtuber claims one 4090 can serve a 70b at fp16 for a whole team", "claim_check", "third_party_assertion"),
+        ("上线 32B 推理，L40S 还是 A100 80G", "compare", "explicit_gpu_choice"),
+        ("两张 A6000 上做 LoRA 微调巨慢，一个 epoch 要一整天", "diagnostics", "slow_own_run"),
+        ("our finetune on two a6000s is way slower than expected", "diagnostics", "slow_own_run"),
     ],
 )
 def test_the_subject_decides(understander, text, intent, rule):
@@ -47,3 +55,9 @@ def test_the_subject_decides(understander, text, intent, rule):
 def test_a_checkpoints_size_or_save_time_stays_the_checkpoint_tool(understander, text):
     und = understander.understand(text)
     assert und.intent == "sizing" and und.ask == "checkpoint", und.trace
+
+
+def test_a_settings_only_follow_up_keeps_a_chinese_conversation_chinese(understander):
+    state = {"intent": "diagnostics", "slots": {}, "ask": None, "query": "我的 4090 训练很慢", "language": "zh"}
+    assert understander.understand("bf16, bs=4, seq 1024", state=state).language == "zh"
+    assert understander.understand("what about switching to the H100 cluster next week instead", state=state).language == "en"

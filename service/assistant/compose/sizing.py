@@ -231,13 +231,22 @@ def _break_even(r, lang: str, catalog: Catalog) -> Rendered:
     return head, None
 
 
+def _shape(c, lang: str) -> str:
+    """The node shape in the words people rent by: "one 8-GPU node" / "单机 8 卡", "2 nodes × 8 GPUs" / "2 台 × 8 卡"."""
+    if c.nodes > 1:
+        return pick(lang, f"{c.nodes} nodes × {c.gpus_per_node} GPUs", f"{c.nodes} 台 × 每台 {c.gpus_per_node} 卡")
+    if c.gpus > 1:
+        return pick(lang, f"one {c.gpus}-GPU node", f"单机 {c.gpus} 卡")
+    return pick(lang, "one GPU", "单卡")
+
+
 def _recommend(r, lang: str, catalog: Catalog) -> Rendered:
     rec = r.recommended
     c = rec.configuration
     tier = _tier(rec.tier, r.task, lang)
     where = f"{c.instance.name} · {c.instance.provider}" if c.instance else pick(lang, "on-prem", "自建")
-    head = pick(lang, f"**Recommendation: {tier} — {c.gpus} × {c.gpu_name}** ({where})",
-                f"**推荐：{tier} —— {c.gpus} × {c.gpu_name}**（{where}）")
+    head = pick(lang, f"**Recommendation: {tier} — {c.gpus} × {c.gpu_name}, {_shape(c, lang)}** ({where})",
+                f"**推荐：{tier} —— {c.gpus} × {c.gpu_name}，{_shape(c, lang)}**（{where}）")
     if rec.hours:
         head += pick(lang, f", about {duration_band(rec.hours, lang)}", f"，约 {duration_band(rec.hours, lang)}")
     if rec.cost:

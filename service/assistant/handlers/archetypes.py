@@ -23,6 +23,7 @@ import yaml
 from service.assistant import consult, cues
 from service.assistant.compose import extract
 from service.assistant.compose.fmt import big, duration, gib, money, num, pct
+from service.assistant.handlers.teaching import teaching_answer
 from service.assistant.handlers import media_archetypes
 from service.assistant.handlers.base import Context, Draft
 from service.assistant.handlers.purchase import purchase_answer, serving_purchase, wants_to_buy
@@ -57,6 +58,8 @@ def archetype_answer(ctx: Context, serve: Callable[[Context], Draft]) -> Draft |
     if media is not None:
         return media  # "SDXL service, 20k images a day" / "Whisper, 500 h of audio a day": published speeds, not "which model?"
     kind = archetype_of(ctx.text)
+    if kind == "teaching" and not (s.model or s.params_b or s.budget):
+        return teaching_answer(ctx)  # "a class of 40 doing small fine-tunes": shared small cards, not a training cluster
     if kind == "small_models_team" and not (s.gpu or s.gpus or s.nodes or s.budget) and s.task != "inference" and \
             (_params_of(ctx) or 0) <= ITERATION_MAX_PARAMS:
         return _iteration_node(ctx)  # "quant team, models up to 1B on tick data, fast iteration": one dense node, data local

@@ -15,7 +15,7 @@ from service.assistant.compose.work import assumptions, warnings
 from service.assistant.handlers.base import Context, Draft
 from service.assistant.handlers.knowledge import faq
 from service.assistant.messages import say
-from service.contract import BulletsBlock, LeadBlock, NoticeBlock
+from service.contract import BulletsBlock, Clarification, LeadBlock, NoticeBlock
 
 
 def claim_check(ctx: Context) -> Draft:
@@ -37,6 +37,9 @@ def claim_check(ctx: Context) -> Draft:
 
 
 def _draft(ctx: Context, finding: claim_checks.Finding) -> Draft:
+    if finding.verdict == "unchecked":  # the check needs one more figure (training tokens): ask for it
+        return Draft(blocks=[LeadBlock(text=finding.lead), BulletsBlock(items=finding.points)],
+                     clarification=Clarification(question=finding.lead, suggestions=[]), show_sources=False)
     hits = ctx.retrieve(k=2, topics=finding.topics)
     passages = extract.select(ctx.text, [h.text for h in hits], max_points=2, headings=[h.heading for h in hits])
     quoted, cited = extract.cite(passages, hits, title=say("claim.from_kb", ctx.lang))

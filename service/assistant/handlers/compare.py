@@ -70,6 +70,10 @@ def compare(ctx: Context) -> Draft:
         draft.blocks = [capacity_lead, ParagraphBlock(text=draft.blocks[0].text), capacity, *draft.blocks[1:]]
     elif capacity is not None:  # the same sizes fit both: the speed and price verdict leads, the sizes follow the table
         draft.blocks.insert(2, capacity)
+    if not _serving(ctx):  # RTX 4090 against A100 for training: what fits on one card, and how several cards scale
+        from service.assistant.claim_checks_consumer import compare_points
+
+        draft.blocks += [ParagraphBlock(text=p) for p in compare_points(ctx, ids, memory=capacity is None and not fit_blocks)]
     passages = extract.select(ctx.text, [h.text for h in draft.hits], max_points=2, headings=[h.heading for h in draft.hits])
     for passage in passages:  # the stack passages come first and cite the stack sections, 1..len(stack_hits)
         passage.citation += len(stack_hits)

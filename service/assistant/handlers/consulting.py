@@ -22,7 +22,7 @@ from service.assistant.compose import fit
 from service.assistant.compose.fmt import big, duration, gib, num, pct
 from service.assistant.handlers.base import Context, Draft
 from service.assistant import claim_checks, followup
-from service.assistant.handlers import archetypes, expert_sizing, serving_load
+from service.assistant.handlers import archetypes, expert_sizing, serving_load, slow_card
 from service.assistant.handlers.compute_optimal import compute_optimal_answer
 from service.assistant.handlers.purchase import purchase_answer
 from service.assistant.handlers.rental import rental_answer
@@ -46,8 +46,12 @@ def consulted(handler: Callable[[Context], Draft]) -> Callable[[Context], Draft]
             ctx.understanding = ctx.understanding.model_copy(update={"ask": "inference"})
             _set_slots(ctx, task="inference")
             return sizing_answer(ctx)
-        if claim_checks.classify(ctx.text, s, ctx.catalog) == "network":
-            return claim_check(ctx)  # "100G 以太网够不够跑 70B" is a check of the network, whatever the wording
+        slow = slow_card.answer(ctx)
+        if slow is not None:
+            return slow  # "my 4090 only reaches 40 TFLOPS", and its follow-up with the settings: a diagnosis, not a sizing
+        if claim_checks.classify(ctx.text, s, ctx.catalog) in ("network", "compute"):
+            # "100G 以太网够不够跑 70B", "GPT-3 用了 3e23 FLOPs 对吗": a check of the claim, whatever the wording
+            return claim_check(ctx)
         optimal = compute_optimal_answer(ctx)
         if optimal is not None:
             return optimal  # "512 H100s for a month: how big a model?": the budget's compute-optimal model

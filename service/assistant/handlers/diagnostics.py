@@ -117,6 +117,11 @@ def diagnostics(ctx: Context) -> Draft:
     measured = (nccl and (nccl["peak_busbw_gbps"] or nccl["avg_busbw_gbps"])) or ctx.slots.measured_busbw_gbps
     if measured:
         return _bandwidth(ctx, measured, nccl)
+    from service.assistant.handlers import slow_card
+
+    slow = slow_card.answer(ctx)  # "my 4090 trains at only 40 TFLOPS": precision, batch, loader, compile, profile
+    if slow is not None:
+        return slow
     found = recognise(ctx.text)
     if found:
         return _signature(ctx, found[:MAX_NAMED])

@@ -281,7 +281,7 @@ def china_serving(ctx: Context) -> Draft | None:
     )
 
 
-def states_on_their_gpus(ctx: Context) -> list | None:
+def states_on_their_gpus(ctx: Context, *, plan_follows: bool = True) -> list | None:
     """"Can 4x A100 40GB fully fine-tune a 13B?": the plan on their GPUs, and where the memory goes on them: the
     whole model's states in GB, then each GPU's share once sharded (ZeRO-3/FSDP)."""
     s = ctx.slots
@@ -292,9 +292,12 @@ def states_on_their_gpus(ctx: Context) -> list | None:
     result, _ = ctx.try_run("training-memory", {k: v for k, v in payload.items() if v is not None})
     if result is None or result.per_gpu is None or result.fit is None:
         return None
-    method = say("workload.method_full", ctx.lang).lower() if result.method == "full" else result.method.upper()
+    method = say("workload.method_full", ctx.lang).lower() if result.method == "full" else {"lora": "LoRA", "qlora": "QLoRA"}.get(
+        result.method, result.method.upper())
     gpu = ctx.catalog.gpus[s.gpu].name if s.gpu in ctx.catalog.gpus else s.gpu
     key = "fit_on_gpus.does_not_fit" if result.fit == "does_not_fit" else "fit_on_gpus.fits"
+    if not plan_follows:  # no plan for another method follows: the verdict does not promise one
+        key = key.replace("fit_on_gpus.", "s2.states_")
     p = result.per_gpu
     states = (p.weights_gib + p.gradients_gib + p.optimizer_gib) * result.gpus  # sharded: each GPU holds 1/N of them
     ctx.record("model-states-total", {"weights_gib": p.weights_gib, "gradients_gib": p.gradients_gib, "optimizer_gib": p.optimizer_gib,

@@ -9,6 +9,7 @@ home users; a lab or company server gets data-centre cards.
 
 from __future__ import annotations
 
+import re
 
 from service.assistant import cues
 from service.assistant.compose.fmt import gib, money, num
@@ -24,6 +25,10 @@ COUNTS = (8, 4, 2, 1)
 BUDGET_SLACK = 1.1  # street prices are rough: a card within 10% of the budget is still offered
 MAX_ROWS = 4
 ASSUMED_PARAMS_B = {"personal": 7.0, "server": 13.0}  # fine-tuning sizes assumed when no model is named (stated in the answer)
+# "自己买卡在家", "for myself at home": a person buying for their own desk, beside market_cues.yaml's `personal`
+AT_HOME = re.compile(r"在家|家里|家用|自己买|自己(?:装|配|攒)|个人|at home|for myself|my own|personal|hobby", re.I)
+WANT_CARD = re.compile(r"(?:want|need|looking for)\s+(?:a|an|one)\s+(?:new\s+)?(?:gpu|graphics card|card)|which one\b|想要?(?:一张|块)?(?:显)?卡", re.I)
+SIZES = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*b(?![a-z])", re.I)  # "7B到13B", "7B-13B": every model size the buyer named
 PCIE_SCALING = 0.7  # share of summed compute a PCIe-only multi-GPU box keeps in data-parallel training (an assumption for ranking only)
 
 
@@ -31,8 +36,9 @@ def wants_to_buy(text: str) -> bool:
     if cues.matches("market_cues.yaml", "no_buy", text):
         return False
     # "hobbyist, $2,000 cap, which GPU should I get?": a person choosing a card for themselves is buying one.
-    return cues.matches("market_cues.yaml", "buy", text) or (cues.matches("market_cues.yaml", "personal", text)
-                                                           and cues.matches("market_cues.yaml", "choose_card", text))
+    personal = cues.matches("market_cues.yaml", "personal", text) or bool(AT_HOME.search(text))
+    return cues.matches("market_cues.yaml", "buy", text) or (personal and (cues.matches("market_cues.yaml", "choose_card", text)
+                                                                          or bool(WANT_CARD.search(text))))
 
 
 def purchase_answer(ctx: Context, *, for_person: bool = False) -> Draft | None:
@@ -42,7 +48,7 @@ def purchase_answer(ctx: Context, *, for_person: bool = False) -> Draft | None:
         return None
     currency = s.currency or ("CNY" if lang == "zh" else "USD")
     budget_usd = s.budget / DEFAULT_FX_CNY_PER_USD if currency == "CNY" else s.budget
-    personal = for_person or cues.matches("market_cues.yaml", "personal", text) or budget_usd * BUDGET_SLACK < _cheapest_server_card(ctx)
+    personal = for_person or cues.matches("market_cues.yaml", "personal", text) or bool(AT_HOME.search(text)) or budget_usd * BUDGET_SLACK < _cheapest_server_card(ctx)
     # A budget with no model named ("lab, $150k, what should we buy?") is still answerable: size for the workload such
     # buyers typically run, say so, and invite the model for a precise plan, rather than asking first.
     assumed = None if (s.model or s.params_b) else ASSUMED_PARAMS_B["personal" if personal else "server"]
@@ -57,21 +63,12 @@ def purchase_answer(ctx: Context, *, for_person: bool = False) -> Draft | None:
             continue
         # SXM/OAM/mezzanine modules are sold on 8-GPU baseboards (HGX, OAM platforms): only a whole board is a purchase.
         counts = COUNTS if gpu.form_factor in ("pcie", "nvl") else (8,)
-        count = next((n for n in counts if n * price <= budget_usd * BUDGET_SLACK), None)
-        if count is None:
-            continue
-        for rank, method in enumerate(methods):
-            payload = {**model_ref, "task": "fine-tune", "method": method, "gpu": gpu_id, "gpus": count, "recompute": "full",
-                       **({"sharding": "zero3"} if count > 1 else {})}
-            result, _ = ctx.try_run("training-memory", payload)
-            if result is not None and result.fit != "does_not_fit":
-                tflops = gpu.dense_tflops("bf16" if gpu.supports_bf16 else "fp16") or 0
-                # Cards without NVLink lose part of their compute to gradient traffic over PCIe.
-                scaling = 1.0 if count == 1 or gpu.scale_up is not None else PCIE_SCALING
-                # Within the budget first: the slack only keeps a card priced just above it on the table.
-                over = count * price > budget_usd
-                options.append((over, rank, -count * tflops * scaling, count * price, gpu, count, price, method, result))
-                break
+        # The most cards within the slack, and the most within the budget itself (one 3090 under it beats two just over it).
+        fitting = {next((n for n in counts if n * price <= budget_usd * slack), None) for slack in (BUDGET_SLACK, 1.0)} - {None}
+        for count in sorted(fitting, reverse=True):
+            _option(ctx, options, model_ref, gpu, gpu_id, count, price, budget_usd, methods)
+    if not options and s.method:
+        return purchase_answer(_without_method(ctx), for_person=for_person)  # LoRA of 13B on a 24 GB card: the method that fits
     if not options:
         return None
     options.sort(key=lambda o: o[:4])
@@ -100,8 +97,61 @@ def purchase_answer(ctx: Context, *, for_person: bool = False) -> Draft | None:
               NoticeBlock(kind="assumption", text=say("purchase.prices", lang)),
               *([NoticeBlock(kind="assumption", text=say("purchase.assumed_workload", lang, params=num(assumed)))] if assumed else []),
               ParagraphBlock(text=say("purchase.personal" if personal else "purchase.server", lang))]
+    if personal:
+        blocks[1:1] = _memory_first(ctx, gpu, count, model_ref, currency)
     return Draft(blocks=blocks, hits=ctx.retrieve(k=2, topics=["peft", "memory"]), works=[(result.tool, result.work)],
                  follow_ups=[say("consulting.follow_fine_tune_time", lang), say("cloud.follow_up_break_even", lang)])
+
+
+def _without_method(ctx: Context) -> Context:
+    from dataclasses import replace
+
+    und = ctx.understanding
+    return replace(ctx, understanding=und.model_copy(update={"slots": und.slots.model_copy(update={"method": None})}))
+
+
+def _option(ctx: Context, options: list, model_ref: dict, gpu, gpu_id: str, count: int, price: float, budget_usd: float, methods) -> None:
+    """The most capable method that fits `count` cards, appended to `options` with its ranking key."""
+    for rank, method in enumerate(methods):
+        payload = {**model_ref, "task": "fine-tune", "method": method, "gpu": gpu_id, "gpus": count, "recompute": "full",
+                   **({"sharding": "zero3"} if count > 1 else {})}
+        result, _ = ctx.try_run("training-memory", payload)
+        if result is not None and result.fit != "does_not_fit":
+            tflops = gpu.dense_tflops("bf16" if gpu.supports_bf16 else "fp16") or 0
+            # Cards without NVLink lose part of their compute to gradient traffic over PCIe.
+            scaling = 1.0 if count == 1 or gpu.scale_up is not None else PCIE_SCALING
+            # Within the budget first: the slack only keeps a card priced just above it on the table.
+            over = count * price > budget_usd
+            options.append((over, rank, -count * tflops * scaling, count * price, gpu, count, price, method, result))
+            return
+
+
+def _memory_first(ctx: Context, gpu, count: int, model_ref: dict, currency: str) -> list:
+    """A personal fine-tuning box: memory (24 GB on the consumer cards) decides what fits; the 24 GB cards side by side,
+    and every other model size the buyer named, on the card recommended."""
+    lang = ctx.lang
+    fx = DEFAULT_FX_CNY_PER_USD if currency == "CNY" else 1
+    cards = [ctx.catalog.gpus[g] for g in CAPEX_PER_GPU_USD if g in ctx.catalog.gpus and "GeForce" in ctx.catalog.gpus[g].name
+             and ctx.catalog.gpus[g].memory_gb == gpu.memory_gb]
+    if "GeForce" not in gpu.name or len(cards) < 2:
+        return []
+    ctx.record("consumer-cards", {"memory_gb": gpu.memory_gb, "currency": currency, "fx_cny_per_usd": DEFAULT_FX_CNY_PER_USD},
+               {c.id: {"price_usd": CAPEX_PER_GPU_USD[c.id], "price": CAPEX_PER_GPU_USD[c.id] * fx, "bf16_dense_tflops": c.dense_tflops("bf16"),
+                       "memory_gb": c.memory_gb} for c in cards})
+    sep = "；" if lang == "zh" else "; "
+    rows = sep.join(say("s2.purchase_card", lang, gpu=c.name, price=money(CAPEX_PER_GPU_USD[c.id] * fx, currency),
+                        tflops=num(c.dense_tflops("bf16"))) for c in cards)
+    blocks = [ParagraphBlock(text=say("s2.purchase_memory_first", lang, memory=num(gpu.memory_gb), cards=rows))]
+    named = {float(m.group(1)) for m in SIZES.finditer(ctx.text)} - {model_ref.get("params_b")}
+    for params in sorted(p for p in named if 1 <= p <= 200):
+        for method in METHODS:
+            result, _ = ctx.try_run("training-memory", {"params_b": params, "task": "fine-tune", "method": method, "gpu": gpu.id, "gpus": count,
+                                                        "recompute": "full", **({"sharding": "zero3"} if count > 1 else {})})
+            if result is not None and result.fit != "does_not_fit":
+                blocks.append(ParagraphBlock(text=say("s2.purchase_other_size", lang, params=num(params), method=say(f"consult.method.{method}", lang),
+                                                      need=num(result.per_gpu.total_gib), gpus=count, gpu=gpu.name)))
+                break
+    return blocks
 
 
 def _cheapest_server_card(ctx: Context) -> float:
@@ -158,6 +208,8 @@ def serving_purchase(ctx: Context, *, for_person: bool = False) -> Draft | None:
         # then total memory bandwidth (decode speed).
         options.append((count * price > budget_usd, tiers.index(tier), SERVE_FORMATS.index(fmt), count,
                         -count * gpu.memory_bandwidth_gbps, count * price, gpu, count, price, tier, fmt))
+    if not options and s.method:
+        return purchase_answer(_without_method(ctx), for_person=for_person)  # LoRA of 13B on a 24 GB card: the method that fits
     if not options:
         return None
     options.sort(key=lambda o: o[:6])

@@ -51,8 +51,8 @@ def cloud_vs_onprem(ctx: Context) -> Draft:
     burst = burst_answer(ctx)
     if burst is not None:
         return burst  # "十几张卡平时够，季度末要上百张": own the baseline, rent the peak
-    if "cloud_provider_choice" in ctx.understanding.evidence:
-        return _providers_first(ctx)
+    if {"cloud_provider_choice", "self_host_vs_api"} & set(ctx.understanding.evidence):
+        return _providers_first(ctx)  # which cloud, which billing, or an API per token: the knowledge leads
     if (s.model or s.params_b) and not s.gpu:
         return _workload_first(ctx)
     return _break_even(ctx)

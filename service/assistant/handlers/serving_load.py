@@ -278,3 +278,23 @@ def serving_plan(ctx: Context, single, recommend: Callable[[Context], Draft]) ->
                                                    total_gb=num(total * 2**30 / 1e9))))
     plan.works.append((single.tool, single.work))
     return plan
+
+
+def kv_changed(ctx: Context, result, before, draft: Draft) -> Draft:
+    """"And with an FP8 KV cache?": the inference tool re-run with that KV format; the lead is the new KV cache in GB
+    against the plan's, and the memory per GPU."""
+    lang = ctx.lang
+    gb, gb_before = result.kv_total_gib * 2**30 / 1e9, before.kv_total_gib * 2**30 / 1e9
+    ctx.record("unit-conversion", {"kv_total_gib": result.kv_total_gib, "kv_total_gib_before": before.kv_total_gib},
+               {"kv_total_gb": gb, "kv_total_gb_before": gb_before, "saved_gb": gb_before - gb})
+    fit_word = say(f"claim.fit.{result.fit}", lang) if result.fit else ""
+    lead = say("s2.kv_changed", lang, kv=result.kv_format.upper(), before_kv=before.kv_format.upper(), gb=num(gb), gib=num(result.kv_total_gib),
+               before=num(gb_before), concurrency=result.concurrency, context=f"{result.context_len:,}", per_gpu=num(result.per_gpu_total_gib),
+               gpus=result.gpus, gpu=ctx.catalog.gpus[result.gpu].name if result.gpu else "",
+               fit=fit_word)
+    if draft.blocks and draft.blocks[0].type == "lead":
+        draft.blocks[0:1] = [LeadBlock(text=lead), ParagraphBlock(text=draft.blocks[0].text)]
+    else:
+        draft.blocks.insert(0, LeadBlock(text=lead))
+    draft.works.append((before.tool, before.work))
+    return draft

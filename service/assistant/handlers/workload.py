@@ -9,7 +9,7 @@ from service.assistant.compose.fmt import money, num
 from service.assistant.compose.work import assumptions, warnings
 from service.assistant.handlers.base import Context, Draft
 from service.assistant.handlers import card_capacity, expert_sizing, serving_load
-from service.assistant import consult, cues
+from service.assistant import consult, cues, followup
 from service.assistant.handlers.knowledge import faq
 from service.assistant.handlers.rental import listed_price_note, platform_in, quoted_price
 from service.assistant.messages import say
@@ -152,6 +152,10 @@ def _memory(ctx: Context) -> Draft:
     if result.fit is not None:
         # Where the memory goes (total in GB too) and, when it does not fit, what to do about it.
         draft.blocks[2:2] = [fit.breakdown(ctx, result), *fit.remedies(ctx, result, "training-memory", {k: v for k, v in payload.items() if k != "gpu"})]
+        states = expert_sizing.states_on_their_gpus(ctx, plan_follows=False) if gpus > 1 and "training_after_serving" in ctx.understanding.evidence else None
+        if states and draft.blocks[0].type == "lead":
+            # "full fine-tuning on that 8-GPU node?": the whole model's states in GB, then each GPU's share, lead
+            draft.blocks[0:1] = [states[0], ParagraphBlock(text=draft.blocks[0].text)]
     return draft
 
 
@@ -240,8 +244,12 @@ def _inference(ctx: Context) -> Draft:
         return missing
     s = ctx.slots
     concurrency = s.concurrency or serving_load.batch_in(ctx.text) or 1
-    result = ctx.run("inference", {**_model_ref(ctx), "gpu": s.gpu, "gpus": s.gpus or 1, "concurrency": concurrency, "context_len": s.context_len or s.seq_len,
-                                   "weights": s.weights or (s.precision if s.precision in ("fp16", "bf16", "fp8") else None)})
+    kv = followup.kv_format(ctx.text)  # "and with an fp8 KV cache?": the same plan, its KV cache in that format
+    payload = {**_model_ref(ctx), "gpu": s.gpu, "gpus": s.gpus or 1, "concurrency": concurrency, "context_len": s.context_len or s.seq_len,
+               "weights": s.weights or (s.precision if s.precision in ("fp16", "bf16", "fp8") else None)}
+    result = ctx.run("inference", {**payload, "kv_cache": kv})
+    if kv:
+        return serving_load.kv_changed(ctx, result, ctx.run("inference", payload), _finish(ctx, result, topics=["inference"]))
     if s.task == "inference" and s.gpus is None and (s.gpu is None or result.fit == "does_not_fit") and not KV_QUESTION.search(ctx.text):
         plan = serving_load.serving_plan(ctx, result, recommend)
         if plan is not None:
