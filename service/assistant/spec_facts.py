@@ -22,7 +22,7 @@ DEFAULT_ATTRIBUTES = ("memory", "bandwidth", "compute", "nvlink")
 def asked_attributes(text: str) -> list[str]:
     """The attributes the question names, in catalog order; the main four when it names none."""
     found = [name for name, pattern in cues.patterns("spec_cues.yaml").items() if pattern.search(text)]
-    if "bandwidth" in found and "memory" in found and not re.search(r"多大|多少g|容量|capacity|how much (?:memory|vram)|how many gb|vram (?:does|is|do)|size", text, re.I):
+    if "bandwidth" in found and "memory" in found and not re.search(r"多大|多少g|容量|capacity|how much (?:memory|vram)|how many gb|\bvram\b(?!\s*bandwidth)|size", text, re.I):
         found.remove("memory")  # "显存带宽" names memory only as the kind of bandwidth
     return found or list(DEFAULT_ATTRIBUTES)
 

@@ -49,7 +49,7 @@ def detect_language(text: str) -> Language:
     prose = "\n".join(line for line in prose.splitlines() if CJK.search(line) or not LOG_LINE.match(line))
     # An error pasted inline before or after the user's own Chinese words ("...OutOfMemoryError: ... 明明还有十几G没用啊")
     # is not their sentence: drop the log text and weigh what they wrote.
-    prose = LOG_SPAN.sub(" ", prose) if re.search(r"[\u4e00-\u9fff]{3}", prose) else prose
+    prose = LOG_SPAN.sub(" ", prose) if re.search(r"[\u4e00-\u9fff]{3}", prose) or len(CJK.findall(prose)) >= 4 else prose
     cjk = len(CJK.findall(prose))
     words = len(re.findall(r"[A-Za-z]{2,}", prose))
     if cjk == 0:

@@ -62,6 +62,8 @@ def test_requested_language_wins(catalog):
         ("[Rank 5] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=12, OpType=BROADCAST) ran for 600010 ms 咋回事", "zh"),
         ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB; 4.1 GiB reserved but unallocated 为什么还会爆", "zh"),
         ("这个报错怎么处理 RuntimeError: CUDA error: device-side assert triggered", "zh"),
+        # short Chinese words on both sides of the log, none three characters long, still frame it
+        ("跑7B报错 RuntimeError: CUDA out of memory. Tried to allocate 1.50 GiB (GPU 1; 23.6 GiB total capacity) 怎么搞", "zh"),
         # English sentences around a log stay English; two Chinese characters in an English sentence do not flip it.
         ("I keep getting RuntimeError: NCCL error in ProcessGroupNCCL.cpp, unhandled system error. Ideas?", "en"),
         ("why do I get CUDA error: out of memory when 显存 looks free?", "en"),

@@ -41,3 +41,9 @@ def test_two_variants_get_their_own_bandwidths(advisor) -> None:
 def test_a_variant_name_is_not_a_question_about_its_pcie_link() -> None:
     assert asked_attributes("TDP of the H100 PCIe vs the A100 80GB PCIe") == ["power"]
     assert "pcie" in asked_attributes("L40S 是 pcie 几代")
+
+
+def test_vram_and_bandwidth_asked_together_are_both_answered() -> None:
+    assert asked_attributes("a100 40gb vram and memory bandwidth?") == ["memory", "bandwidth"]
+    assert asked_attributes("how much vram does the l40s have, and how fast is it")[0] == "memory"
+    assert asked_attributes("L40S 显存带宽多少") == ["bandwidth"]  # 显存 names the kind of bandwidth
