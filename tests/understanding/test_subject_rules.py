@@ -61,3 +61,9 @@ def test_a_settings_only_follow_up_keeps_a_chinese_conversation_chinese(understa
     state = {"intent": "diagnostics", "slots": {}, "ask": None, "query": "我的 4090 训练很慢", "language": "zh"}
     assert understander.understand("bf16, bs=4, seq 1024", state=state).language == "zh"
     assert understander.understand("what about switching to the H100 cluster next week instead", state=state).language == "en"
+
+
+@pytest.mark.parametrize("text", ["batch 已经调到 32 了，还是老样子", "bumped it to 12 like you said, made no difference"])
+def test_a_tried_that_follow_up_continues_the_diagnosis(understander, text):
+    state = {"intent": "diagnostics", "slots": {"gpus": 8}, "ask": None, "query": "8 卡训练利用率只有 40%", "language": "zh"}
+    assert understander.understand(text, state=state).intent == "diagnostics"
