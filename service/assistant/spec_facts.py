@@ -81,7 +81,8 @@ def _nvlink(g: GpuSpec, lang: str) -> list[Fact]:
                      g.pcie_gbps_per_direction, "GB/s")]
     link = g.scale_up
     return [Fact("nvlink", say("spec.scale_up", lang),
-                 say("spec.scale_up_value", lang, name=link.name, bidir=num(link.bandwidth_gbps_bidir), per_dir=num(link.bandwidth_gbps_per_direction),
+                 say("spec.scale_up_value", lang, name=link.name, bidir=num(link.bandwidth_gbps_bidir), bidir_tb=num(link.bandwidth_gbps_bidir / 1000),
+                     per_dir=num(link.bandwidth_gbps_per_direction),
                      gpus=link.max_gpus), link.bandwidth_gbps_bidir, "GB/s")]
 
 

@@ -119,6 +119,7 @@ def test_a_bare_gpu_count_is_a_sizing_question_for_the_count(understander, text)
     [
         ("minimum number of a100 80gb to fully fine-tune a 34b?", "gpu_count"),
         ("Yi 34B 做全参微调，至少要几张 H100？", "gpu_count"),
+        ("how many l40s would it take to lora a 34b in a reasonable way", "gpu_count"),
         # another quantity named (a deadline) keeps its own ask
         ("how many h100s to pretrain a 3b on 1t tokens within 10 days", "deadline"),
     ],

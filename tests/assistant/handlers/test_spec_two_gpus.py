@@ -47,3 +47,8 @@ def test_vram_and_bandwidth_asked_together_are_both_answered() -> None:
     assert asked_attributes("a100 40gb vram and memory bandwidth?") == ["memory", "bandwidth"]
     assert asked_attributes("how much vram does the l40s have, and how fast is it")[0] == "memory"
     assert asked_attributes("L40S 显存带宽多少") == ["bandwidth"]  # 显存 names the kind of bandwidth
+
+
+def test_a_link_figure_is_also_given_in_tb_per_second(advisor) -> None:
+    answer = ask(advisor, "what's the NVLink bandwidth per GPU on an H200?")
+    assert "0.9 TB/s" in answer.answer, answer.answer[:400]
