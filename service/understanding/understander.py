@@ -240,11 +240,7 @@ class RoutedUnderstander:
         ranked = sorted(scores, key=lambda name: (-scores[name], name))
         ranked = self._without_missing_requirements(ranked, evidence, slots, rule, rules)
         intent, runner_up = ranked[0], ranked[1]
-        ask = self._ask(intent, cascade_intent, cascade_ask, evidence, neighbours)
-        fallback = [r.fallback_ask for r, _ in evidence.fired if r.intent == intent and r.fallback_ask]
-        named = cascade_ask or (max(evidence.ask_cues, key=lambda a: len(evidence.ask_cues[a])) if evidence.ask_cues else None)
-        if fallback and (named in (None, "memory") or not (slots.model or slots.params_b)):
-            ask = fallback[0]  # "最少要几张 H100": no other quantity named, so the count itself
+        ask = self._ask(intent, cascade_intent, cascade_ask, evidence, neighbours, slots)
         clarification = None if fired else self._close_call(intent, runner_up, scores, rule, lang, rules)
         trace = UnderstandingTrace(
             intent=intent,
@@ -348,7 +344,12 @@ class RoutedUnderstander:
             scores["recommend"] += W_WORKLOAD
             rules.append("a model with workload numbers -> sizing/recommend")
 
-    def _ask(self, intent: str, cascade_intent: str, cascade_ask: str | None, evidence: Evidence, neighbours: list) -> str | None:
+    def _ask(self, intent: str, cascade_intent: str, cascade_ask: str | None, evidence: Evidence, neighbours: list, slots: Slots) -> str | None:
+        # The quantity the question's own words name: the cascade's ask, else the ask with the most cue words.
+        named = cascade_ask or (max(evidence.ask_cues, key=lambda a: len(evidence.ask_cues[a])) if evidence.ask_cues else None)
+        fallback = [r.fallback_ask for r, _ in evidence.fired if r.intent == intent and r.fallback_ask]
+        if fallback and (named in (None, "memory") or not (slots.model or slots.params_b)):
+            return fallback[0]  # "最少要几张 H100": no other quantity named, so the count itself
         implied = [r.ask for r, _ in evidence.fired if r.intent == intent and r.ask]
         if implied:
             return implied[0]  # "200k GPU-hours: what size model?" asks for a model size, not the time its cue words name
@@ -358,10 +359,8 @@ class RoutedUnderstander:
             return "cost"
         if intent not in ("sizing", "claim_check", "compare"):
             return None
-        if cascade_ask:
-            return cascade_ask
-        if evidence.ask_cues:
-            return max(evidence.ask_cues, key=lambda a: len(evidence.ask_cues[a]))
+        if named:
+            return named
         if intent != "sizing":
             return None
         # The sizing neighbours' asks, similarity-weighted.

@@ -8,14 +8,9 @@ import shutil
 
 import pytest
 
-from service.catalog import default_catalog
-from service.understanding import default_understander, load_registry
+from service.understanding import load_registry
 from service.understanding.registry import DATA_DIR
 
-
-@pytest.fixture(scope="module")
-def understander():
-    return default_understander(default_catalog())
 
 
 def _read(understander, text: str):

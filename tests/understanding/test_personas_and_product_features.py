@@ -8,13 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from service.catalog import default_catalog
-from service.understanding import default_understander, load_registry
+from service.understanding import load_registry
 
-
-@pytest.fixture(scope="module")
-def understander():
-    return default_understander(default_catalog())
 
 
 PERSONA_AND_PRODUCT_SETUPS = [

@@ -10,13 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.catalog import default_catalog
-from service.understanding import default_understander
 
-
-@pytest.fixture(scope="module")
-def understander():
-    return default_understander(default_catalog())
 
 
 PURCHASES = [

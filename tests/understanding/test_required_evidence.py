@@ -4,14 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from service.catalog import default_catalog
-from service.understanding import default_understander
 from service.understanding.registry import REQUIREMENTS, load_registry
 
-
-@pytest.fixture(scope="module")
-def understander():
-    return default_understander(default_catalog())
 
 
 def test_requirements_in_the_registry_are_known() -> None:

@@ -6,12 +6,8 @@ import numpy as np
 import pytest
 
 from service.catalog import default_catalog
-from service.understanding import RoutedUnderstander, default_understander, load_registry
+from service.understanding import RoutedUnderstander, load_registry
 
-
-@pytest.fixture(scope="module")
-def understander():
-    return default_understander(default_catalog())
 
 
 @pytest.mark.parametrize(

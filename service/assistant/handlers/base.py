@@ -105,3 +105,16 @@ class Context:
             return self.index.search(text, k=k, language=self.lang, topics=topics)
         except InputError:
             return []
+
+
+def model_ref(ctx: Context) -> dict:
+    """The workload's model as the sizing tools take it: the catalog id, or a parameter count when none was named."""
+    return {"model": ctx.slots.model, "params_b": None if ctx.slots.model else ctx.slots.params_b}
+
+
+def model_params(ctx: Context) -> float | None:
+    """The workload's parameter count: the catalog model's, else the size the user gave."""
+    s = ctx.slots
+    if s.model in ctx.catalog.models:
+        return ctx.catalog.models[s.model].params
+    return s.params_b * 1e9 if s.params_b else None

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from service.assistant.compose import extract, sizing
 from service.assistant.compose.fmt import big, duration, money, num
 from service.assistant.handlers import card_capacity
-from service.assistant.handlers.base import Context, Draft
+from service.assistant.handlers.base import Context, Draft, model_ref
 from service.assistant.messages import say
 from service.contract import BulletsBlock, LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
 from service.sizing.cost import cheapest_instance
@@ -116,9 +116,6 @@ def _spec(ctx: Context, gpu_id: str) -> dict:
             "tdp_w": g.tdp_w, "usd_per_gpu_hour": price.price_per_gpu_hour if price else None}
 
 
-def _model_ref(ctx: Context) -> dict:
-    return {"model": ctx.slots.model, "params_b": None if ctx.slots.model else ctx.slots.params_b}
-
 
 def _serving(ctx: Context) -> bool:
     return ctx.slots.task == "inference"
@@ -133,7 +130,7 @@ def _workload_fit(ctx: Context, ids: list[str], draft: Draft) -> tuple[list, dic
     for gpu_id in ids:
         name = ctx.catalog.gpus[gpu_id].name
         if _serving(ctx):
-            r, _ = ctx.try_run("inference", {**_model_ref(ctx), "gpu": gpu_id, "gpus": s.gpus or 1, "concurrency": s.concurrency or 1,
+            r, _ = ctx.try_run("inference", {**model_ref(ctx), "gpu": gpu_id, "gpus": s.gpus or 1, "concurrency": s.concurrency or 1,
                                              "context_len": s.context_len, "weights": s.weights})
             if r is None:
                 continue
@@ -143,7 +140,7 @@ def _workload_fit(ctx: Context, ids: list[str], draft: Draft) -> tuple[list, dic
             fits[gpu_id] = r.fit != "does_not_fit"
         else:
             task = s.task if s.task in ("pretrain", "fine-tune") else "fine-tune"
-            r, _ = ctx.try_run("training-memory", {**_model_ref(ctx), "task": task, "method": s.method or "full", "gpu": gpu_id,
+            r, _ = ctx.try_run("training-memory", {**model_ref(ctx), "task": task, "method": s.method or "full", "gpu": gpu_id,
                                                    "gpus": s.gpus or 1, "sharding": "zero3" if (s.gpus or 1) > 1 else "none"})
             if r is None:
                 continue
@@ -247,7 +244,7 @@ def _verdict(ctx: Context, ids: list[str], fits: dict[str, bool], draft: Draft) 
 
 def _training_contenders(ctx: Context, ids: list[str], draft: Draft) -> list[Contender]:
     s = ctx.slots
-    job = ({**_model_ref(ctx), "tokens": s.tokens, "samples": s.samples, "seq_len": s.seq_len}
+    job = ({**model_ref(ctx), "tokens": s.tokens, "samples": s.samples, "seq_len": s.seq_len}
            if (s.model or s.params_b) and (s.tokens or s.samples) else
            {**({"model": s.model} if s.model else {"params_b": s.params_b or REFERENCE_JOB["params_b"]}), "tokens": REFERENCE_JOB["tokens"]})
     contenders = []
@@ -264,7 +261,7 @@ def _training_contenders(ctx: Context, ids: list[str], draft: Draft) -> list[Con
 def _serving_contenders(ctx: Context, ids: list[str], draft: Draft) -> list[Contender]:
     """Decode speed per sequence; 'hours' becomes hours per million tokens of one sequence, priced per GPU set."""
     s = ctx.slots
-    model = _model_ref(ctx) if (s.model or s.params_b) else {"model": SERVING_REFERENCE_MODEL}
+    model = model_ref(ctx) if (s.model or s.params_b) else {"model": SERVING_REFERENCE_MODEL}
     contenders = []
     for gpu_id in ids:
         r, _ = ctx.try_run("inference", {**model, "gpu": gpu_id, "gpus": s.gpus or 1, "weights": s.weights, "concurrency": s.concurrency or 1,

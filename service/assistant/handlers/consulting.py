@@ -20,7 +20,7 @@ from collections.abc import Callable
 from service.assistant import consult
 from service.assistant.compose import fit
 from service.assistant.compose.fmt import big, duration, gib, num, pct
-from service.assistant.handlers.base import Context, Draft
+from service.assistant.handlers.base import Context, Draft, model_params, model_ref
 from service.assistant import claim_checks, followup
 from service.assistant.handlers import archetypes, expert_sizing, serving_load, slow_card
 from service.assistant.handlers.compute_optimal import compute_optimal_answer
@@ -135,15 +135,6 @@ def _is(name: str, text: str) -> bool:
     return consult.cue(name, text)
 
 
-def _model_ref(ctx: Context) -> dict:
-    return {"model": ctx.slots.model, "params_b": None if ctx.slots.model else ctx.slots.params_b}
-
-
-def _params(ctx: Context) -> float | None:
-    s = ctx.slots
-    if s.model and s.model in ctx.catalog.models:
-        return ctx.catalog.models[s.model].params
-    return s.params_b * 1e9 if s.params_b else None
 
 
 def _model_name(ctx: Context) -> str:
@@ -169,7 +160,7 @@ def fit_question(ctx: Context) -> Draft | None:
     if s.method and serving:
         return None
     gpus = s.gpus or 1
-    options = consult.fit_options(ctx, _model_ref(ctx), gpu=s.gpu, gpus=gpus, serving=serving, concurrency=s.concurrency or 1,
+    options = consult.fit_options(ctx, model_ref(ctx), gpu=s.gpu, gpus=gpus, serving=serving, concurrency=s.concurrency or 1,
                                   context_len=s.context_len)
     if not options:
         return None
@@ -215,8 +206,8 @@ def fit_question(ctx: Context) -> Draft | None:
         # The ladder of fixes, and the smallest card on which the cheapest option fits.
         cheapest = options[-1]
         tool = "inference" if serving else "training-memory"
-        payload = ({**_model_ref(ctx), "gpus": gpus, "weights": cheapest.option, "concurrency": s.concurrency or 1, "context_len": s.context_len} if serving
-                   else {**_model_ref(ctx), "task": "fine-tune", "method": cheapest.option, "gpus": gpus, **({"sharding": "zero3"} if gpus > 1 else {})})
+        payload = ({**model_ref(ctx), "gpus": gpus, "weights": cheapest.option, "concurrency": s.concurrency or 1, "context_len": s.context_len} if serving
+                   else {**model_ref(ctx), "task": "fine-tune", "method": cheapest.option, "gpus": gpus, **({"sharding": "zero3"} if gpus > 1 else {})})
         blocks += fit.remedies(ctx, (best or cheapest).result, tool, payload)
     if serving:
         blocks += _gqa(ctx) + [ParagraphBlock(text=say("consult.serving_stack", lang))]
@@ -261,7 +252,7 @@ def replica_plan(ctx: Context, notes: list) -> Draft | None:
         return None
     gpu_id = s.gpu or DEFAULT_GPU
     for fmt in ([s.weights] if s.weights else REPLICA_FORMATS):
-        result, _ = ctx.try_run("inference", {**_model_ref(ctx), "gpu": gpu_id, "gpus": REPLICA_GPUS, "weights": fmt, "concurrency": 1,
+        result, _ = ctx.try_run("inference", {**model_ref(ctx), "gpu": gpu_id, "gpus": REPLICA_GPUS, "weights": fmt, "concurrency": 1,
                                               "context_len": s.context_len})
         if result is not None and result.max_concurrency:
             break
@@ -289,12 +280,12 @@ def replica_plan(ctx: Context, notes: list) -> Draft | None:
 def pretrain_cluster_table(ctx: Context) -> Draft | None:
     s, lang = ctx.slots, ctx.lang
     pretraining = s.task == "pretrain" or (s.task is None and _is("from_scratch", ctx.text))
-    params = _params(ctx)
+    params = model_params(ctx)
     if not pretraining or params is None or s.tokens or s.samples or s.deadline_hours or s.gpus or s.nodes or s.budget:
         return None
     tokens = consult.compute_optimal_tokens(params)
     gpu = s.gpu or DEFAULT_GPU
-    rows_data = consult.cluster_table(ctx, _model_ref(ctx), tokens=tokens, gpu=gpu)
+    rows_data = consult.cluster_table(ctx, model_ref(ctx), tokens=tokens, gpu=gpu)
     if not rows_data:
         return None
     model, gpu_name = _model_name(ctx), ctx.catalog.gpus[gpu].name
@@ -327,7 +318,7 @@ def _steer(ctx: Context) -> list:
             # "如果预算只有一半呢" with no budget on record: nothing to halve; say so instead of repeating silently.
             notes.append(NoticeBlock(kind="info", text=say(f"consult.relative_unset.{key}", lang)))
     stage = consult.stage(text)
-    params = _params(ctx)
+    params = model_params(ctx)
     if s.task in (None, "inference") and not s.weights and _is("serving", text) and _is("fine_tune", text):
         # "fine-tune an 8B, then serve it to customers": the training plan first; the serving half is appended after it.
         _set_slots(ctx, task="fine-tune")

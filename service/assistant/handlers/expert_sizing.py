@@ -17,7 +17,7 @@ from service.assistant import consult
 from service.assistant.compose import fit, sizing
 from service.assistant.compose.fmt import big, duration_band, gib, num
 from service.assistant.compose.work import warnings
-from service.assistant.handlers.base import Context, Draft
+from service.assistant.handlers.base import Context, Draft, model_params, model_ref
 from service.assistant.messages import say
 from service.contract import LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
 
@@ -34,9 +34,6 @@ DECODE = re.compile(
 )
 TP_SIZES = (1, 2, 4, 8)
 
-
-def _model_ref(ctx: Context) -> dict:
-    return {"model": ctx.slots.model, "params_b": None if ctx.slots.model else ctx.slots.params_b}
 
 
 # -- checkpoint storage ------------------------------------------------------------
@@ -71,18 +68,12 @@ def checkpoint_storage(ctx: Context, result) -> list:
 
 
 # -- pre-training a small model on the GPUs named ------------------------------------
-def _params(ctx: Context) -> float | None:
-    s = ctx.slots
-    if s.model in ctx.catalog.models:
-        return ctx.catalog.models[s.model].params
-    return s.params_b * 1e9 if s.params_b else None
-
 
 def pretrain_on_gpus(ctx: Context) -> Draft | None:
     """ "Train a 1B from scratch on one 4090, how long?": compute-optimal tokens, the time on those GPUs, the fit."""
     s, lang = ctx.slots, ctx.lang
     pretraining = s.task == "pretrain" or (s.task is None and consult.cue("from_scratch", ctx.text))
-    params = _params(ctx)
+    params = model_params(ctx)
     if not pretraining or params is None or not (s.gpu or s.gpus) or s.tokens or s.samples or s.deadline_hours or s.budget or s.nodes:
         return None
     if consult.cue("fine_tune", ctx.text):
@@ -90,11 +81,11 @@ def pretrain_on_gpus(ctx: Context) -> Draft | None:
     gpu, gpus = s.gpu or "h100-sxm", s.gpus or 1
     tokens = consult.compute_optimal_tokens(params)
     ctx.record("compute-optimal-data", {"params": params, "tokens_per_param": consult.TOKENS_PER_PARAM}, {"tokens": tokens})
-    timing, _ = ctx.try_run("training-time", {**_model_ref(ctx), "tokens": tokens, "gpu": gpu, "gpus": gpus})
+    timing, _ = ctx.try_run("training-time", {**model_ref(ctx), "tokens": tokens, "gpu": gpu, "gpus": gpus})
     if timing is None:
         return None
     memory, _ = ctx.try_run(
-        "training-memory", {**_model_ref(ctx), "task": "pretrain", "method": "full", "gpu": gpu, "gpus": gpus, **({"sharding": "zero3"} if gpus > 1 else {})}
+        "training-memory", {**model_ref(ctx), "task": "pretrain", "method": "full", "gpu": gpu, "gpus": gpus, **({"sharding": "zero3"} if gpus > 1 else {})}
     )
     model, name = sizing.model_name(ctx.catalog, timing.model), sizing.gpu_name(ctx.catalog, gpu)
     lead = say(
@@ -155,7 +146,7 @@ def decode_speed(ctx: Context) -> Draft | None:
     result = None
     for gpus in [s.gpus] if s.gpus else TP_SIZES:
         result, _ = ctx.try_run(
-            "inference", {**_model_ref(ctx), "gpu": gpu_id, "gpus": gpus, "concurrency": 1, "weights": weights, "context_len": s.context_len}
+            "inference", {**model_ref(ctx), "gpu": gpu_id, "gpus": gpus, "concurrency": 1, "weights": weights, "context_len": s.context_len}
         )
         if result is not None and result.fit != "does_not_fit":
             break
@@ -223,7 +214,7 @@ def china_serving(ctx: Context) -> Draft | None:
         for gpus in TP_SIZES:
             result, _ = ctx.try_run(
                 "inference",
-                {**_model_ref(ctx), "gpu": gpu_id, "gpus": gpus, "concurrency": s.concurrency or 1, "weights": s.weights, "context_len": s.context_len},
+                {**model_ref(ctx), "gpu": gpu_id, "gpus": gpus, "concurrency": s.concurrency or 1, "weights": s.weights, "context_len": s.context_len},
             )
             if result is not None and result.fit != "does_not_fit":
                 rows.append((gpu, result))
@@ -287,7 +278,7 @@ def states_on_their_gpus(ctx: Context, *, plan_follows: bool = True) -> list | N
     s = ctx.slots
     if not (s.gpu and (s.gpus or 1) > 1 and (s.model or s.params_b)) or s.task == "inference":
         return None
-    payload = {**_model_ref(ctx), "task": s.task or "fine-tune", "method": s.method or "full", "gpu": s.gpu, "gpus": s.gpus,
+    payload = {**model_ref(ctx), "task": s.task or "fine-tune", "method": s.method or "full", "gpu": s.gpu, "gpus": s.gpus,
                "sharding": "zero3", "seq_len": s.seq_len, "precision": s.precision}
     result, _ = ctx.try_run("training-memory", {k: v for k, v in payload.items() if v is not None})
     if result is None or result.per_gpu is None or result.fit is None:

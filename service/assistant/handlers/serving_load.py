@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from service.assistant.compose.fmt import num
 from service.assistant.compose.sizing import model_name
-from service.assistant.handlers.base import Context, Draft
+from service.assistant.handlers.base import Context, Draft, model_ref
 from service.assistant.messages import say
 from service.contract import LeadBlock, ParagraphBlock
 from service.errors import InputError
@@ -72,9 +72,6 @@ def lengths_in(text: str) -> tuple[int | None, int | None]:
     return (int(prompt) if prompt else None), (int(output) if output else None)
 
 
-def _model_ref(ctx: Context) -> dict:
-    return {"model": ctx.slots.model, "params_b": None if ctx.slots.model else ctx.slots.params_b}
-
 
 def _active_params(ctx: Context) -> float | None:
     s = ctx.slots
@@ -104,7 +101,7 @@ def throughput_notes(ctx: Context) -> list:
     probe = None
     for gpus in ([s.gpus] if s.gpus else [1, 2, 4, 8]):
         # The fewest GPUs that hold the weights set the per-sequence speed (tensor parallel when more than one).
-        probe, _ = ctx.try_run("inference", {**_model_ref(ctx), "gpu": gpu_id, "gpus": gpus, "concurrency": 1, "context_len": prompt + output,
+        probe, _ = ctx.try_run("inference", {**model_ref(ctx), "gpu": gpu_id, "gpus": gpus, "concurrency": 1, "context_len": prompt + output,
                                              "prompt_tokens": prompt, "weights": s.weights})
         if probe is None or probe.fit != "does_not_fit":
             break
@@ -142,7 +139,7 @@ def ttft_answer(ctx: Context) -> Draft | None:
     gpu_id = s.gpu or DEFAULT_GPU
     for gpus in ([s.gpus] if s.gpus else [1, 2, 4, 8]):
         # No GPU count given: the fewest GPUs (tensor parallel) that hold the model, as a deployment would use.
-        result, _ = ctx.try_run("inference", {**_model_ref(ctx), "gpu": gpu_id, "gpus": gpus, "concurrency": 1, "context_len": prompt + 512,
+        result, _ = ctx.try_run("inference", {**model_ref(ctx), "gpu": gpu_id, "gpus": gpus, "concurrency": 1, "context_len": prompt + 512,
                                               "prompt_tokens": prompt, "weights": s.weights})
         if result is None or result.fit != "does_not_fit":
             break

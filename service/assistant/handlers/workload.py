@@ -7,7 +7,7 @@ import re
 from service.assistant.compose import fit, sizing
 from service.assistant.compose.fmt import money, num
 from service.assistant.compose.work import assumptions, warnings
-from service.assistant.handlers.base import Context, Draft
+from service.assistant.handlers.base import Context, Draft, model_ref
 from service.assistant.handlers import card_capacity, expert_sizing, serving_load
 from service.assistant import consult, cues, followup
 from service.assistant.handlers.knowledge import faq
@@ -127,9 +127,6 @@ def _options_named(text: str) -> set[str]:
     return {m.group(0).lower().replace("-", "") for m in cues.patterns("consult_cues.yaml")["option_terms"].finditer(text)}
 
 
-def _model_ref(ctx: Context) -> dict:
-    return {"model": ctx.slots.model, "params_b": None if ctx.slots.model else ctx.slots.params_b}
-
 
 def _memory(ctx: Context) -> Draft:
     if ctx.slots.task == "inference" or KV_QUESTION.search(ctx.text):
@@ -142,7 +139,7 @@ def _memory(ctx: Context) -> Draft:
     s = ctx.slots
     task, note = _task(ctx)
     gpus = s.gpus or 1
-    payload = {**_model_ref(ctx), "task": task, "method": s.method or "full", "gpu": s.gpu, "gpus": gpus, "seq_len": s.seq_len, "precision": s.precision}
+    payload = {**model_ref(ctx), "task": task, "method": s.method or "full", "gpu": s.gpu, "gpus": gpus, "seq_len": s.seq_len, "precision": s.precision}
     notes = [note] if note and not s.method else []
     if gpus > 1:
         payload["sharding"] = "zero3"
@@ -187,7 +184,7 @@ def _time(ctx: Context) -> Draft:
         notes.append(say("workload.assumed_gpu", ctx.lang))
     if not s.gpus:
         notes.append(say("workload.assumed_node", ctx.lang))
-    payload = {**_model_ref(ctx), "tokens": tokens, "samples": s.samples if tokens is None else None, "seq_len": s.seq_len, "epochs": s.epochs or 1.0,
+    payload = {**model_ref(ctx), "tokens": tokens, "samples": s.samples if tokens is None else None, "seq_len": s.seq_len, "epochs": s.epochs or 1.0,
                "gpu": gpu, "gpus": gpus, "precision": s.precision, "method": s.method or "full"}
     result = ctx.run("training-time", payload)
     fit = _fits(ctx, gpu, gpus, s.task or "fine-tune", s.method or "full")
@@ -199,7 +196,7 @@ def _time(ctx: Context) -> Draft:
 
 def _fits(ctx: Context, gpu: str, gpus: int, task: str, method: str) -> NoticeBlock | None:
     """A warning when the workload does not fit in memory on the GPUs named (time alone would mislead)."""
-    memory, error = ctx.try_run("training-memory", {**_model_ref(ctx), "task": task if task != "inference" else "fine-tune", "method": method, "gpu": gpu,
+    memory, error = ctx.try_run("training-memory", {**model_ref(ctx), "task": task if task != "inference" else "fine-tune", "method": method, "gpu": gpu,
                                                     "gpus": gpus, "sharding": "zero3" if gpus > 1 else "none", "recompute": "full"})
     if memory is None or memory.fit != "does_not_fit":
         return None
@@ -213,7 +210,7 @@ def _deadline(ctx: Context) -> Draft:
         return missing
     s = ctx.slots
     notes = [] if s.gpu else [say("workload.assumed_gpu", ctx.lang)]
-    result = ctx.run("gpus-for-deadline", {**_model_ref(ctx), "tokens": s.tokens, "samples": s.samples, "seq_len": s.seq_len, "epochs": s.epochs or 1.0,
+    result = ctx.run("gpus-for-deadline", {**model_ref(ctx), "tokens": s.tokens, "samples": s.samples, "seq_len": s.seq_len, "epochs": s.epochs or 1.0,
                                            "gpu": s.gpu or DEFAULT_GPU, "deadline_hours": s.deadline_hours, "precision": s.precision, "method": s.method or "full"})
     return _finish(ctx, result, notes=notes, topics=["utilization", "parallelism"])
 
@@ -234,7 +231,7 @@ def _tokens_budget(ctx: Context) -> Draft:
                        {"gpu_hours": s.budget / per_hour, "hours": hours})
             notes.append(say("sizing_expert.budget_hours", ctx.lang, budget=money(s.budget, _currency(ctx)), price=money(per_hour, _currency(ctx)),
                              instance=price.cheapest.price.name, gpu_hours=num(s.budget / per_hour), gpus=gpus, hours=num(hours)))
-    result = ctx.run("tokens-in-budget", {**_model_ref(ctx), "gpu": gpu, "gpus": gpus, "hours": hours, "seq_len": s.seq_len, "precision": s.precision})
+    result = ctx.run("tokens-in-budget", {**model_ref(ctx), "gpu": gpu, "gpus": gpus, "hours": hours, "seq_len": s.seq_len, "precision": s.precision})
     return _finish(ctx, result, notes=notes, topics=["utilization", "cost"])
 
 
@@ -245,7 +242,7 @@ def _inference(ctx: Context) -> Draft:
     s = ctx.slots
     concurrency = s.concurrency or serving_load.batch_in(ctx.text) or 1
     kv = followup.kv_format(ctx.text)  # "and with an fp8 KV cache?": the same plan, its KV cache in that format
-    payload = {**_model_ref(ctx), "gpu": s.gpu, "gpus": s.gpus or 1, "concurrency": concurrency, "context_len": s.context_len or s.seq_len,
+    payload = {**model_ref(ctx), "gpu": s.gpu, "gpus": s.gpus or 1, "concurrency": concurrency, "context_len": s.context_len or s.seq_len,
                "weights": s.weights or (s.precision if s.precision in ("fp16", "bf16", "fp8") else None)}
     result = ctx.run("inference", {**payload, "kv_cache": kv})
     if kv:
@@ -264,7 +261,7 @@ def _inference(ctx: Context) -> Draft:
     if not KV_QUESTION.search(ctx.text) or s.task == "inference":
         extra += serving_load.serving_options(ctx, result)  # engine and quantisation for a serving plan
     if result.fit is not None:
-        extra += fit.remedies(ctx, result, "inference", {**_model_ref(ctx), "gpus": s.gpus or 1, "concurrency": s.concurrency or 1,
+        extra += fit.remedies(ctx, result, "inference", {**model_ref(ctx), "gpus": s.gpus or 1, "concurrency": s.concurrency or 1,
                                                         "context_len": s.context_len or s.seq_len, "weights": result.weights_format})
     draft.blocks[2:2] = extra
     return draft
@@ -293,7 +290,7 @@ def _cost(ctx: Context) -> Draft:
     if (s.model or s.params_b) and (s.tokens or s.samples):
         if s.samples and not s.tokens:
             return recommend(ctx)
-        result = _priced(ctx, {**_model_ref(ctx), "tokens": s.tokens, "gpu": s.gpu, "gpus": s.gpus or 8, "currency": _currency(ctx),
+        result = _priced(ctx, {**model_ref(ctx), "tokens": s.tokens, "gpu": s.gpu, "gpus": s.gpus or 8, "currency": _currency(ctx),
                                **quoted_price(ctx, _currency(ctx))})
         return _finish(ctx, result, topics=["cost"], notes=listed_price_note(ctx, result))
     if s.model or s.params_b:
@@ -319,7 +316,7 @@ def _checkpoint(ctx: Context) -> Draft:
     missing = _need_model(ctx)
     if missing:
         return missing
-    result = ctx.run("checkpoint", {**_model_ref(ctx), "gpus": ctx.slots.gpus or 8, "write_gbps": ctx.slots.storage_write_gbps})
+    result = ctx.run("checkpoint", {**model_ref(ctx), "gpus": ctx.slots.gpus or 8, "write_gbps": ctx.slots.storage_write_gbps})
     draft = _finish(ctx, result, topics=["reliability", "storage"])
     draft.blocks[1:1] = expert_sizing.checkpoint_storage(ctx, result)  # the storage to provision for the checkpoints kept
     return draft
@@ -327,7 +324,7 @@ def _checkpoint(ctx: Context) -> Draft:
 
 def _allreduce(ctx: Context) -> Draft:
     s = ctx.slots
-    result = ctx.run("allreduce", {**_model_ref(ctx), "gpu": s.gpu or DEFAULT_GPU, "gpus": max(s.gpus or 8, 2)}) if (s.model or s.params_b) \
+    result = ctx.run("allreduce", {**model_ref(ctx), "gpu": s.gpu or DEFAULT_GPU, "gpus": max(s.gpus or 8, 2)}) if (s.model or s.params_b) \
         else ctx.run("allreduce", {"gpu": s.gpu or DEFAULT_GPU, "gpus": max(s.gpus or 8, 2), "size_mb": 25})
     return _finish(ctx, result, topics=["networking"])
 
@@ -347,7 +344,7 @@ def _data_loader(ctx: Context) -> Draft:
         return _finish(ctx, result, topics=["storage"])
     if not (s.model or s.params_b):
         return _finish(ctx, ctx.run("data-loader", {"tokens_per_second": 1e6}), notes=[say("workload.assumed_throughput", ctx.lang)], topics=["storage"])
-    timing = ctx.run("training-time", {**_model_ref(ctx), "tokens": s.tokens or 1e12, "gpu": s.gpu or DEFAULT_GPU, "gpus": s.gpus or 8, "seq_len": s.seq_len})
+    timing = ctx.run("training-time", {**model_ref(ctx), "tokens": s.tokens or 1e12, "gpu": s.gpu or DEFAULT_GPU, "gpus": s.gpus or 8, "seq_len": s.seq_len})
     result = ctx.run("data-loader", {"tokens_per_second": timing.tokens_per_second})
     return _finish(ctx, result, topics=["storage"])
 
@@ -359,11 +356,11 @@ def _compute(ctx: Context) -> Draft:
     if not (ctx.slots.tokens or ctx.slots.samples):
         return _time(ctx)
     s = ctx.slots
-    result = ctx.run("training-compute", {**_model_ref(ctx), "tokens": s.tokens, "samples": s.samples, "seq_len": s.seq_len})
+    result = ctx.run("training-compute", {**model_ref(ctx), "tokens": s.tokens, "samples": s.samples, "seq_len": s.seq_len})
     draft = _finish(ctx, result, topics=["utilization"])
     if s.gpu:
         # "...折合成 H100 大概多少 GPU-hours": the same compute on the GPU named.
-        timing = ctx.run("training-time", {**_model_ref(ctx), "tokens": s.tokens, "samples": s.samples, "seq_len": s.seq_len, "gpu": s.gpu, "gpus": s.gpus or 8})
+        timing = ctx.run("training-time", {**model_ref(ctx), "tokens": s.tokens, "samples": s.samples, "seq_len": s.seq_len, "gpu": s.gpu, "gpus": s.gpus or 8})
         draft.blocks += sizing.blocks(timing, ctx.lang, ctx.catalog, lead=False)
         draft.works.append((timing.tool, timing.work))
     return draft
