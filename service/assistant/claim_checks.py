@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from service.assistant import cues
 from service.assistant.claim_checks_compute import claimed_flops
+from service.assistant.claim_checks_extra import EXTRA_CHECKS, extra_kind
 from service.assistant.claim_checks_hardware import claimed_ms_per_token
 from service.assistant.claim_checks_headline import claimed_tflops, node_gbit
 from service.assistant.claim_checks_link import claimed_busbw, claimed_mfu
@@ -37,7 +38,7 @@ SAMPLES_PER_S = re.compile(
     rf"每秒(?:处理|能处理|可处理)?(?:超过|超|约|大约)?\s*{NUM}\s*(?:多)?\s*(?:个|条)?\s*(?:训练)?\s*(?:样本|samples?)", re.I)
 TOKENS_PER_S = re.compile(rf"{NUM}\s*([kKmM万])?\s*(?:tokens?|token)\s*(?:/\s*s|每秒|per second|/sec)", re.I)
 LATENCY_US = re.compile(r"(\d+(?:\.\d+)?)\s*(?:µs|μs|us|微秒)", re.I)
-FACTOR = re.compile(r"(\d+(?:\.\d+)?|[两二三四五六七八九十])\s*(?:x|×|倍)(?![a-z])", re.I)
+FACTOR = re.compile(r"(?<![A-Za-z\d.])(\d+(?:\.\d+)?|[两二三四五六七八九十])\s*(?:x|×|倍)(?![a-z])", re.I)  # not "MI300X"
 DURATION = re.compile(r"(?:\d|[一二两三四五六七八九十百半]|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|a few|a|an)\b)\s*"
                       r"(?:个)?\s*(?:天|days?|小时|hours?|h\b|周|星期|weeks?|个?月|months?|年|years?|gpu[- ]?hours?|卡时|分钟|minutes?|mins?\b)", re.I)
 CN_FACTOR = {"两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
@@ -57,6 +58,8 @@ class Finding:
     notes: list[str] = field(default_factory=list)
     results: list = field(default_factory=list)  # sizing results, first one shown as a table
     topics: list[str] = field(default_factory=lambda: ["claims"])
+    query: str | None = None  # what to retrieve from the knowledge base, when not the claim's own words
+    table: object = None  # a TableBlock shown after the points
 
 
 def classify(text: str, slots: Slots, catalog: Catalog) -> str | None:
@@ -71,6 +74,9 @@ def classify(text: str, slots: Slots, catalog: Catalog) -> str | None:
     timed = has_model and (claimed_hours(text, slots) or slots.gpu_hours) and (slots.gpus or slots.nodes or slots.gpu)
     if timed and DURATION.search(text) and not (cue("network", text) and cue("enough", text)):
         return "time"  # "512 H100 in 10 days, and 3× faster than A100": the time decides; the speed-up is checked beside it
+    extra = extra_kind(text, slots, _gpus(slots))  # linear scaling, "better on every workload", a blanket memory figure
+    if extra:
+        return extra
     if claimed_mfu(text) is not None:
         return "mfu"  # "80% MFU on our cluster": the best published at scale, and what to ask
     if claimed_busbw(text) is not None and not has_model:
@@ -125,6 +131,8 @@ def check(kind: str, ctx) -> Finding | None:
         from service.assistant import claim_checks_link as link
 
         return {"busbw": link.busbw_claim, "mfu": link.mfu_claim}[kind](ctx)
+    if kind in EXTRA_CHECKS:
+        return EXTRA_CHECKS[kind](ctx)
     if kind == "compute":
         from service.assistant.claim_checks_compute import compute_claim
 
@@ -142,6 +150,11 @@ def check(kind: str, ctx) -> Finding | None:
 
         return {"decode": hardware.decode_latency, "export": hardware.export_variant, "memory": hardware.memory, "feature": hardware.feature}[kind](ctx)
     finding = CHECKS[kind](ctx)
+    if kind == "speedup" and finding is not None and finding.verdict == "optimistic" and len(_gpus(ctx.slots)) >= 2:
+        from service.assistant.claim_checks_vendor import generation_points  # "B200 is 5× faster": where such figures come from
+
+        finding.points += generation_points(ctx, _gpus(ctx.slots))
+        finding.query = say("claims_extra.gen_query", ctx.lang)
     if kind in ("speedup", "ordering") and finding is not None:
         from service.assistant.claim_checks_consumer import consumer_points  # RTX 4090 against A100: memory and scaling too
 

@@ -85,6 +85,7 @@ def time_claim(ctx):
                 hours=num(timing.hours.typical),
             )
         )
+    points.append(_available(ctx, gpus, hours, timing))
     points += [
         say("claim.time_need", lang, claimed=claimed, need=num(need.gpus.typical), gpu=name, need_rounded=f"{need.gpus_rounded:,}"),
         say("claim.time_can", lang, gpus=gpus, gpu=name, claimed=claimed, tokens=big(fit.tokens.typical, lang)),
@@ -130,3 +131,18 @@ def _gpu_hours(ctx, timing, claimed: float, notes: list[str]):
         )
     )
     return Finding("time", verdict, lead, [], notes, [timing])
+
+
+def _available(ctx, gpus: int, hours: float, timing) -> str:
+    """The GPU-hours the claim has (GPUs × 24 h × days) next to the GPU-hours the run needs."""
+    available = gpus * hours
+    needed = timing.gpu_hours
+    days = hours / 24
+    ctx.record("claim-check", {"gpus": gpus, "claimed_hours": hours, "claimed_days": round(days, 3)},
+               {"available_gpu_hours": available, "needed_gpu_hours": needed.typical, "needed_low": needed.low, "needed_high": needed.high,
+                "needed_over_available": round(needed.typical / available, 3)})
+    values = {"gpus": f"{gpus:,}", "available": f"{available:,.0f}", "needed": big(needed.typical, ctx.lang), "low": big(needed.low, ctx.lang),
+              "high": big(needed.high, ctx.lang), "ratio": num(needed.typical / available)}
+    if hours >= 24 and abs(days - round(days)) < 1e-6:
+        return say("claims_extra.time_gpu_hours_days", ctx.lang, days=num(days), **values)
+    return say("claims_extra.time_gpu_hours_hours", ctx.lang, hours=num(hours), **values)

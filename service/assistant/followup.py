@@ -12,9 +12,11 @@ I = re.IGNORECASE
 WORKLOAD_INTENTS = ("recommend", "sizing", "compare", "cloud_vs_onprem", "claim_check", "preflight", "diagnostics")
 FOLLOW = re.compile(r"呢[？?。.!！\s]*$|what about|how about|instead|换成|改成|改用|换用|如果|要是|假如|\bif (?:we|i|the|it)|and (?:with|for|if|on)|"
                     r"^\s*(?:and|also|then|so)\b|^\s*那|用.{0,12}的话|same (?:but|with)|\bwith \d+|\bon \d+|具体|详细|那块|这块|这部分|more detail|specifically|elaborate|"
-                    r"算(?:低|高|快|慢|多|少|正常)吗|is that (?:low|high|normal|ok|good|bad|enough)", I)
+                    r"算(?:低|高|快|慢|多|少|正常)吗|is that (?:low|high|normal|ok|good|bad|enough)|"
+                    r"(?:does|would|will) (?:that|this|it) change|turns out|change (?:things|anything)|这样的话|那样的话|有变化吗|会变吗|影响大吗", I)
 KV_FORMAT = re.compile(r"(fp8|int8|int4|fp16|bf16)\s*(?:的\s*)?kv|kv[ _-]?(?:cache|缓存)?\s*(?:用|改成|换成|改为|设为|是|in|at|as|to|is|of|with|using|=|:)?\s*(fp8|int8|int4|fp16|bf16)", I)
 FORMAT_WORD = re.compile(r"fp8|int8|int4|fp16|bf16", I)
+ROUTER_ASKS = ("checkpoint", "allreduce", "nccl", "data_loader")  # "how big is each checkpoint then?"
 SERVING_ONLY = ("concurrency", "users", "context_len", "weights", "precision")  # a serving plan's inputs a training run does not share
 RELATIVE = [
     ("budget", re.compile(r"(?:预算|budget|钱).{0,10}(?:一半|half|减半)|half (?:the|my|our) budget", I), 0.5),
@@ -35,7 +37,8 @@ def merge(text: str, und: Understanding, state: dict[str, Any]) -> Understanding
     if kv_format(text) and len(FORMAT_WORD.findall(text)) == 1:
         new.pop("precision", None)  # "and with an fp8 KV cache?": the format is the KV cache's, not the weights'
         new.pop("weights", None)
-    ask = _ask(text)
+    # The router's ask counts when the cue words miss it, for quantities a follow-up asks about a run already described
+    ask = _ask(text) or (und.ask if und.intent == "sizing" and und.ask in ROUTER_ASKS else None)
     short = len(text) <= 120
     cue = bool(FOLLOW.search(text)) or _relative(text)
     own_workload = bool(new.get("model") or new.get("params_b"))
@@ -53,6 +56,9 @@ def merge(text: str, und: Understanding, state: dict[str, Any]) -> Understanding
     if und.intent in ("diagnostics", "claim_check", "preflight", "cloud_vs_onprem", "compare") and not cue:
         return und  # a new question of its own kind
     if not (short and (cue or (und.intent == "faq" and (new or ask)) or (ask and not own_workload and prev_slots))):
+        if short and prev_intent == "recommend" and und.intent in ("recommend", "sizing"):
+            # "mostly QLoRA of 7-13B, budget $3k" after "home rig, what GPU?": a new workload for the same purchase
+            return und.model_copy(update={"context": state.get("query")})
         return und
     merged = {**prev_slots, **new}
     if own_workload and (new.get("tokens") or new.get("samples")) and "gpu_hours" not in new:
@@ -63,6 +69,8 @@ def merge(text: str, und: Understanding, state: dict[str, Any]) -> Understanding
         merged.pop("model", None)  # "and QLoRA on a 70B?": a size alone replaces the earlier model, which would otherwise win
     if "gpu_utilization" in new and "yearly_utilization" in prev_slots and "yearly_utilization" not in new:
         merged["yearly_utilization"] = merged.pop("gpu_utilization") / 100
+    if merged.get("task") == "inference" and "seq_len" in new and "context_len" not in new:
+        merged["context_len"] = merged.pop("seq_len")  # "context is more like 2k" in a serving conversation: the serving context
     for key, pattern, factor in RELATIVE:
         if pattern.search(text) and merged.get(key):
             merged[key] = max(1, int(merged[key] * factor)) if key == "gpus" else merged[key] * factor
@@ -72,9 +80,12 @@ def merge(text: str, und: Understanding, state: dict[str, Any]) -> Understanding
     if cue and prev_intent in ("recommend", "sizing") and und.intent in ("compare", "cloud_vs_onprem", "claim_check") \
             and len(new.get("compare_gpus") or []) < 2 and not new.get("yearly_utilization"):
         intent, new_ask = prev_intent, state.get("ask")
-    elif und.intent in ("faq", "out_of_scope") or (und.intent in ("recommend", "sizing") and prev_intent in ("recommend", "sizing") and ask is None):
+    elif (und.intent in ("faq", "out_of_scope") and not (und.intent == "faq" and prev_intent == "diagnostics")) or \
+            (und.intent in ("recommend", "sizing") and prev_intent in ("recommend", "sizing") and ask is None):
+        # After a diagnosis, a knowledge question ("how much slower is activation checkpointing?") stays one, searched with
+        # the diagnosis' question as context; a report of what happened next reads as diagnostics by its own words.
         intent, new_ask = prev_intent, state.get("ask")
-    if ask and not own_workload and und.intent in ("faq", "out_of_scope") and prev_intent in ("recommend", "sizing", "claim_check", "compare", "diagnostics") \
+    if ask and not own_workload and und.intent in ("faq", "out_of_scope") and prev_intent in ("recommend", "sizing", "claim_check", "compare", "diagnostics", "cloud_vs_onprem") \
             and (merged.get("model") or merged.get("gpu")) or \
             ask and und.intent == "sizing":
         intent, new_ask = "sizing", ask
@@ -85,7 +96,8 @@ def merge(text: str, und: Understanding, state: dict[str, Any]) -> Understanding
         for key in SERVING_ONLY:
             if key not in new:
                 merged.pop(key, None)
-    context = state.get("query") if intent in ("faq", "diagnostics", "preflight", "claim_check") else None
+    context = state.get("query") if intent in ("faq", "diagnostics", "preflight", "claim_check", "spec") \
+        or (intent in ("recommend", "sizing") and prev_intent == "recommend") else None
     return und.model_copy(update={"intent": intent, "ask": new_ask, "slots": Slots.model_validate(merged), "context": context})
 
 

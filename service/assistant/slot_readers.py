@@ -33,7 +33,13 @@ _PRICE_PATTERNS = [
     # "每卡每小时 12 块", "per GPU-hour: $2.5", "每卡时 9.8 元"
     rf"(?:每\s*{_GPU}\s*每?\s*{_HOUR}|每小时每\s*{_GPU}|per\s+{_GPU}[\s-]*{_HOUR})\s*(?:是|要|大概|约|大约|about|around|is|of|at|[:：])?\s*"
     rf"(?P<sign>{_USD_SIGN}|{_CNY_SIGN})?\s*{NUM}\s*(?P<word>{_USD_WORD}|{_CNY_WORD})?",
+    # "$2.2/hr", "¥15 一小时": no GPU said, read as per GPU only at a single card's rate and when no node is priced (_PER_CARD_ONLY)
+    rf"(?P<sign>{_USD_SIGN}|{_CNY_SIGN})\s*{NUM}\s*(?:{_USD_WORD}|{_CNY_WORD})?\s*(?:/|per|an?|每|一)\s*{_HOUR}",
 ]
+# The last pattern prices a whole instance as often as one card: kept only under a single card's on-demand rate, and never
+# next to a node, an instance or a machine ("$24/hr for the 8x node").
+_PER_CARD_ONLY = {"USD": 15.0, "CNY": 100.0}
+_WHOLE_MACHINE = re.compile(r"node|instance|machine|server|box|节点|整机|一台|每台|实例|服务器", I)
 
 
 def _currency_of(sign: str | None, word: str | None) -> str | None:
@@ -53,9 +59,26 @@ def price(text: str) -> tuple[float, str | None, int, int] | None:
         sign, word = groups.get("sign"), groups.get("word")
         number = next(g for i, g in enumerate(m.groups(), 1) if g and re.fullmatch(rf"{ARABIC}|{CN_NUMERAL}", g))
         value = parse_number(number)
+        if value and pattern is _PRICE_PATTERNS[-1]:
+            nearby = text[max(0, m.start() - 30):m.end() + 30]
+            if value > _PER_CARD_ONLY[_currency_of(sign, word) or "USD"] or _WHOLE_MACHINE.search(nearby):
+                continue
         if value:
             return value, _currency_of(sign, word), m.start(), m.end()
     return None
+
+
+# -- an optimizer other than AdamW ----------------------------------------------------------------
+OPTIMIZERS = (
+    ("adamw-8bit", re.compile(r"8[\s-]*bit\s*(?:paged\s*)?adam|adam\w*[\s-]*8[\s-]*bit|adamw8bit|adam8bit|bnb[\s_.-]*(?:optim|adam)|8\s*位\s*adam", re.I)),
+    ("adafactor", re.compile(r"adafactor", re.I)),
+    ("sgd-momentum", re.compile(r"\bsgd\b", re.I)),
+)
+
+
+def optimizer(text: str) -> str | None:
+    """"with 8-bit Adam", "bnb adamw8bit", "Adafactor": an optimizer other than the default AdamW."""
+    return next((name for name, pattern in OPTIMIZERS if pattern.search(text)), None)
 
 
 # -- a user count -----------------------------------------------------------------------------------
@@ -64,8 +87,8 @@ _CHINESE_COUNT = re.compile(r"(?<![\d.])(一|两|二|三|四|五|六|七|八|九
 _CHINESE_DIGITS = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 _USER_WORDS = r"(?:concurrent|simultaneous|daily|monthly|weekly|active|internal|registered|paying|online)"
 USERS = re.compile(
-    rf"(\d[\d,]*(?:\.\d+)?)\s*(k|K|千|万)?\s*(?:个|名|位)?\s*(?:(?:{_USER_WORDS}[\s-]+){{0,3}}(?:users?|people|employees|staff|players?|customers?)\b"
-    r"|(?:同时在线的?|并发|活跃)?(?:用户|客户|玩家|员工|人(?:同时)?(?:在用|使用))|日活|月活|\bDAU\b|\bMAU\b)",
+    rf"(\d[\d,]*(?:\.\d+)?)\s*(k|K|千|万)?\s*(?:个|名|位)?\s*(?:(?:{_USER_WORDS}[\s-]+){{0,3}}(?:users?|people|employees|staff|players?|customers?|devs?|developers?|engineers?|programmers?|seats?)\b"
+    r"|(?:同时在线的?|并发|活跃)?(?:用户|客户|玩家|员工|开发者|程序员|工程师|研发人员|人(?:同时)?(?:在用|使用))|日活|月活|\bDAU\b|\bMAU\b)",
     I,
 )
 _USERS_AFTER = re.compile(

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict
 
 from service.assistant.numbers import ARABIC, BIG, CN_NUMERAL, parse_number
 from service.assistant.slot_readers import EN_COUNT, EN_COUNTS, card_by_memory, size_after_name, storage_write_gbps, users_in
+from service.assistant.slot_readers import optimizer as read_optimizer
 from service.assistant.slot_readers import price as _price
 from service.catalog import Catalog
 from service.catalog.names import CatalogNames, catalog_names, find_all  # noqa: F401 — catalog_names/find_all re-exported for callers
@@ -65,6 +66,7 @@ class Slots(BaseModel):
     card_memory_gb: int | None = None  # "24G显存的卡": a card named by its memory alone; `gpu` holds the catalog stand-in
     storage_write_gbps: float | None = None  # "our NFS writes ~200 MB/s": where checkpoints go, GB/s
     users: int | None = None  # "2,000 daily active users", "日活两万": a user count (how many are in flight is the caller's assumption)
+    optimizer: Literal["adamw-8bit", "adafactor", "sgd-momentum"] | None = None  # "with 8-bit Adam": the training-memory tool's optimizer
 
     def stated(self) -> dict:
         return self.model_dump(exclude_none=True)
@@ -164,11 +166,15 @@ def extract_slots(text: str, catalog: Catalog) -> Slots:
         slots["task"] = "inference"  # "微调完了要上线推理": the question is about serving
     elif tune or slots.get("method") in ("lora", "qlora"):
         slots["task"] = "fine-tune"
-    elif re.search(r"推理|serving|\bserve\b|inference|在线服务|上线服务|部署.{0,6}(?:服务|api)|\bqps\b|并发|concurren|tokens?/s|tok/s|解码|decode", lowered):
+    elif re.search(r"推理|serving|\bserve\b|inference|在线服务|上线服务|部署.{0,6}(?:服务|api)|\bqps\b|并发|concurren|tokens?/s|tok/s|解码|decode|"
+                   r"\brag\b|req(?:uest)?s?\s*(?:/|per|a)\s*(?:s|sec|second)\b|\brps\b|每秒.{0,4}请求|\bttft\b|首字延迟", lowered):
         slots["task"] = "inference"
     if "method" in slots and "task" not in slots:
         slots["task"] = "fine-tune"
 
+    optimizer = read_optimizer(lowered)
+    if optimizer:
+        slots["optimizer"] = optimizer
     slots.update(_sequence(masked, slots.get("task")))
     masked = _mask_sequence(masked)
     slots.update(_data_amounts(masked))
@@ -199,7 +205,8 @@ def extract_slots(text: str, catalog: Catalog) -> Slots:
     hours = re.search(rf"{NUM}\s*{MULT}\s*(?:个)?\s*(?:gpu[\s-]*(?:hours?|小时|h\b)|卡时|卡·?小时)", masked, I)
     if hours:
         slots["gpu_hours"] = _num(hours.group(1), hours.group(2))
-    quant = re.search(r"(?<![a-z0-9])(int4|int8|4-?bit|8-?bit|awq|gptq)(?![a-z0-9])", lowered)
+    # "8-bit Adam" is the optimizer's precision, not the weights'
+    quant = re.search(r"(?<![a-z0-9])(int4|int8|4-?bit|8-?bit|awq|gptq)(?![a-z0-9])(?!\s*(?:paged\s*)?adam)", lowered)
     if quant:
         slots["weights"] = "int8" if "8" in quant.group(1) else "int4"
     rate = re.search(rf"{NUM}\s*{MULT}\s*(?:images?|samples?|张图(?:片)?|个样本|条样本)\s*(?:/\s*s|per second|每秒)(\s*(?:per|/|每)\s*(?:gpu|卡))?", masked, I) \
@@ -276,11 +283,17 @@ def _bare_count(text: str) -> dict:
     pair = re.search(rf"{NUM}\s*台\s*{NUM}\s*卡(?!时)", text)
     if pair and _num(pair.group(1)) and _num(pair.group(2)):
         return {"nodes": int(_num(pair.group(1))), "gpus": int(_num(pair.group(1)) * _num(pair.group(2)))}
+    # "8 nodes", "4台机器", "两台服务器" with no GPU named: HGX-class nodes of eight GPUs, as _gpu_counts assumes.
+    nodes = re.search(rf"{NUM}\s*(?:台|个)\s*(?:节点|服务器|机器)|{NUM}\s*(?:-|\s)?(?:nodes?|servers?)(?![a-z])", text, I)
+    if nodes:
+        node_count = _num(nodes.group(1) or nodes.group(2))
+        if node_count and node_count < 1e4:
+            return {"nodes": int(node_count), "gpus": int(node_count * 8)}
     # A masked GPU name leaves a run of spaces: "single H100" reads "single     ".
     single = re.search(r"单卡|单张|一张卡|一块卡|一张\s{2,}|\bsingle\s+(?:gpu|card)s?\b|\bsingle\s{3,}|\bone (?:gpu|card)\b", text, I)
-    m = re.search(rf"{NUM}\s*(?:张|块)\s*(?:gpu|卡|显卡)?|{NUM}\s*(?:x\s*)?(?:gpus|cards)\b|{NUM}\s*卡(?!时)", text, I)
+    m = re.search(rf"{NUM}\s*(?:张|块)\s*(?:gpu|卡|显卡)?|{NUM}\s*(?:x\s*)?(?:gpus|cards)\b|{NUM}[\s-]*(?:gpu|card)(?=\s+(?:[a-z-]+\s+){{0,2}}(?:cluster|node|server|box|machine|setup|rig|system)s?\b)|{NUM}\s*卡(?!时)", text, I)
     if m and (single is None or m.start() < single.start()):
-        group = next(i for i in (1, 2, 3) if m.group(i))
+        group = next(i for i in range(1, (m.lastindex or 0) + 1) if m.group(i))
         value = _signed(_num(m.group(group)), text, m.start(group))
         if value and value < 1e6:
             return {"gpus": int(value)}
@@ -291,7 +304,7 @@ def _bare_count(text: str) -> dict:
 
 
 _SEQ_PATTERNS = [
-    rf"(?:序列长度|上下文(?:长度|窗口)?|seq(?:uence)?(?:[\s_-]*len(?:gth)?)?|context(?:[\s_-]*(?:length|window|len))?|max[\s_-]*len(?:gth)?)\s*(?:为|是|=|:|：|of|to|开到|设为|设成|调到|到)?\s*{NUM}\s*([kK])?",
+    rf"(?:序列长度|上下文(?:长度|窗口)?|seq(?:uence)?(?:[\s_-]*len(?:gth)?)?|context(?:[\s_-]*(?:length|window|len))?|max[\s_-]*len(?:gth)?)\s*(?:为|是|=|:|：|of|to|开到|设为|设成|调到|到|is)?\s*(?:more like|closer to|about|around|roughly|only|~|大概|大约|约)?\s*{NUM}\s*([kK])?",
     rf"{NUM}\s*([kK])?\s*-?\s*tokens?\s+(?:context|window|requests?|sequences?|prompts?)",
     rf"(?:samples?|examples?|条)\s*[x×*]\s*{NUM}\s*([kK])?\s*(?:tokens?)",
     rf"每条(?:样本|数据)?(?:约|大约|平均)?\s*{NUM}\s*([kK])?\s*(?:个)?\s*tokens?",
@@ -362,11 +375,13 @@ def _budget(text: str) -> dict:
     if usd:
         value = _num(usd.group(1), usd.group(2))
         return {"budget": value, "currency": "USD"} if value else {}
-    cny = (re.search(rf"{NUM}\s*(万|千|[kKmM])?\s*(?:元|块钱|块|人民币|RMB|CNY|¥)", text, I) or re.search(rf"(?:¥|￥|RMB\s*|CNY\s*)\s*{NUM}\s*(万|千|[kKmM])?", text, I)
+    # "50w" is chat shorthand for 50万 (wan) next to money or budget words
+    cny = (re.search(rf"{NUM}\s*(万|千|[kKmMwW])?\s*(?:元|块钱|块|人民币|RMB|CNY|¥)", text, I) or re.search(rf"(?:¥|￥|RMB\s*|CNY\s*)\s*{NUM}\s*(万|千|[kKmMwW])?", text, I)
            # "40万预算", "经费大概50万": 万 with a budget word is money even without 元
-           or re.search(rf"{NUM}\s*(万|千)\s*(?:左右|多)?\s*(?:的)?\s*(?:预算|经费|资金)", text) or re.search(rf"(?:预算|经费|资金)\s*(?:大概|大约|约|有|是|在|只有|就|共|(?:提|提高|提升|涨|加|增加|升|改)(?:到|至|成))?\s*{NUM}\s*(万|千)", text))
+           or re.search(rf"{NUM}\s*(万|千|[wW])\s*(?:左右|多)?\s*(?:的)?\s*(?:预算|经费|资金)", text)
+           or re.search(rf"(?:预算|经费|资金)\s*(?:大概|大约|约|有|是|在|只有|就|共|(?:提|提高|提升|涨|加|增加|升|改)(?:到|至|成))?\s*{NUM}\s*(万|千|[wW](?![a-zA-Z]))", text))
     if cny:
-        value = _num(cny.group(1), cny.group(2))
+        value = _num(cny.group(1), "万" if (cny.group(2) or "") in ("w", "W") else cny.group(2))
         return {"budget": value, "currency": "CNY"} if value else {}
     return {}
 

@@ -52,7 +52,7 @@ def test_gpu_speedup_quotes_the_claim_and_the_datasheet_ratios() -> None:
     kind, finding, ctx = _run("有人说H100比A100快6倍，靠谱吗")
     assert kind == "speedup" and finding.verdict == "optimistic"
     assert "6 倍" in finding.points[0]
-    output = ctx.tool_calls[-1].output
+    output = next(c.output for c in ctx.tool_calls if "compute_ratio" in c.output)
     assert 2.5 < output["compute_ratio"] < 4 and output["bandwidth_ratio"] < output["compute_ratio"]
 
 

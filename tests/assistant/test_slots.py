@@ -142,3 +142,27 @@ def test_a_suffix_that_agrees_keeps_the_catalog_entry(catalog, text, model):
 @pytest.mark.parametrize(("text", "gpus"), [("we have eight GPUs, how big a model can we fine-tune?", 8), ("two cards enough for a 7B?", 2)])
 def test_bare_counts_in_words(catalog, text, gpus):
     assert extract_slots(text, catalog).gpus == gpus
+
+
+def test_a_gpu_count_in_front_of_a_cluster_and_bare_nodes(catalog) -> None:
+    assert extract_slots("a 16 gpu research cluster", catalog).gpus == 16
+    assert extract_slots("vs buying 8 nodes?", catalog).gpus == 64
+    assert extract_slots("coding assistant for about 50 devs", catalog).users == 50
+    assert extract_slots("renting 64 H100 for 3 months at $2.2/hr", catalog).cloud_price_per_gpu_hour == 2.2
+    assert extract_slots("$24/hr for the 8x H100 node", catalog).cloud_price_per_gpu_hour is None
+
+
+@pytest.mark.parametrize(("text", "optimizer"), [("and with 8-bit adam?", "adamw-8bit"), ("用 bnb 的 adamw8bit 呢", "adamw-8bit"),
+                                                  ("full fine-tune with Adafactor", "adafactor"), ("memory for llama 3 8b full fine-tune", None)])
+def test_the_optimizer_named(catalog, text, optimizer):
+    assert extract_slots(text, catalog).optimizer == optimizer
+
+
+@pytest.mark.parametrize(("text", "budget"), [("公司预算50w人民币左右", 500_000), ("预算30w，买什么卡", 300_000), ("预算 80万", 800_000)])
+def test_a_budget_in_wan_written_as_w(catalog, text, budget):
+    slots = extract_slots(text, catalog)
+    assert slots.budget == budget and slots.currency == "CNY"
+
+
+def test_watts_are_not_a_budget(catalog):
+    assert extract_slots("H100 的 700W 功耗", catalog).budget is None

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from service.retrieval.documents import load_documents
+from tests.knowledge.deployment_cases import DEPLOYMENT_KEY_SENTENCES
 from tests.knowledge.expert_cases import EXPERT_KEY_SENTENCES
 
 # (document id, {language: section heading}, {language: [patterns that must match ONE sentence of the section]})
@@ -127,6 +128,7 @@ KEY_SENTENCES = [
 
 # Sentences as the FAQ composer cuts them: a semicolon joins two halves of one point, so it does not end a sentence.
 KEY_SENTENCES += EXPERT_KEY_SENTENCES  # the expert topics (tests/knowledge/expert_cases.py), checked the same way
+KEY_SENTENCES += DEPLOYMENT_KEY_SENTENCES  # deployment topics (tests/knowledge/deployment_cases.py)
 
 SENTENCE_END = re.compile(r"(?<=[。！？])|(?<=[.!?])\s+(?=[A-Z0-9\u4e00-\u9fff*`\"(（])")
 

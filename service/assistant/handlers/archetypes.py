@@ -24,7 +24,7 @@ from service.assistant import consult, cues
 from service.assistant.compose import extract
 from service.assistant.compose.fmt import big, duration, gib, money, num, pct
 from service.assistant.handlers.teaching import teaching_answer
-from service.assistant.handlers import media_archetypes
+from service.assistant.handlers import cluster_build, embedding_jobs, media_archetypes
 from service.assistant.handlers.base import Context, Draft
 from service.assistant.handlers.purchase import purchase_answer, serving_purchase, wants_to_buy
 from service.assistant.messages import say
@@ -54,10 +54,14 @@ def archetype_answer(ctx: Context, serve: Callable[[Context], Draft]) -> Draft |
 
     `serve` is the consulted recommendation, used once an assumed model is in the slots."""
     s = ctx.slots
-    media = media_archetypes.answer(ctx)
+    media = media_archetypes.answer(ctx) or embedding_jobs.answer(ctx)
     if media is not None:
         return media  # "SDXL service, 20k images a day" / "Whisper, 500 h of audio a day": published speeds, not "which model?"
     kind = archetype_of(ctx.text)
+    if kind in (None, "pretrain_small"):
+        cluster = cluster_build.answer(ctx)
+        if cluster is not None:
+            return cluster  # "a 16-GPU research cluster for multi-node experiments": the build and what it trains, not "which model?"
     if kind == "teaching" and not (s.model or s.params_b or s.budget):
         return teaching_answer(ctx)  # "a class of 40 doing small fine-tunes": shared small cards, not a training cluster
     if kind == "small_models_team" and not (s.gpu or s.gpus or s.nodes or s.budget) and s.task != "inference" and \

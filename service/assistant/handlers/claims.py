@@ -40,12 +40,14 @@ def _draft(ctx: Context, finding: claim_checks.Finding) -> Draft:
     if finding.verdict == "unchecked":  # the check needs one more figure (training tokens): ask for it
         return Draft(blocks=[LeadBlock(text=finding.lead), BulletsBlock(items=finding.points)],
                      clarification=Clarification(question=finding.lead, suggestions=[]), show_sources=False)
-    hits = ctx.retrieve(k=2, topics=finding.topics)
-    passages = extract.select(ctx.text, [h.text for h in hits], max_points=2, headings=[h.heading for h in hits])
+    hits = ctx.retrieve(finding.query, k=2, topics=finding.topics)
+    passages = extract.select(finding.query or ctx.text, [h.text for h in hits], max_points=2, headings=[h.heading for h in hits])
     quoted, cited = extract.cite(passages, hits, title=say("claim.from_kb", ctx.lang))
     blocks = [LeadBlock(text=finding.lead), *assumptions(finding.notes)]
     if finding.points:
         blocks.append(BulletsBlock(items=finding.points))
+    if finding.table is not None:
+        blocks.append(finding.table)
     if finding.results:
         first = finding.results[0]
         shown = sizing.blocks(first, ctx.lang, ctx.catalog, lead=False)

@@ -22,7 +22,7 @@ from service.assistant.compose import fit
 from service.assistant.compose.fmt import big, duration, gib, num, pct
 from service.assistant.handlers.base import Context, Draft, model_params, model_ref
 from service.assistant import claim_checks, followup
-from service.assistant.handlers import archetypes, expert_sizing, serving_load, slow_card
+from service.assistant.handlers import archetypes, expert_sizing, serving_count, serving_load, slow_card, training_speed
 from service.assistant.handlers.compute_optimal import compute_optimal_answer
 from service.assistant.handlers.purchase import purchase_answer
 from service.assistant.handlers.rental import rental_answer
@@ -80,7 +80,7 @@ def consulted(handler: Callable[[Context], Draft]) -> Callable[[Context], Draft]
         ttft = serving_load.ttft_answer(ctx)
         if ttft is not None:
             return ttft  # "TTFT under 2 s for a 32k prompt": a prefill-time question, whatever else the wording asks
-        expert = expert_sizing.decode_speed(ctx) or expert_sizing.pretrain_on_gpus(ctx) or expert_sizing.china_serving(ctx)
+        expert = training_speed.answer(ctx) or serving_count.answer(ctx) or expert_sizing.decode_speed(ctx) or expert_sizing.pretrain_on_gpus(ctx) or expert_sizing.china_serving(ctx)
         if expert is not None:
             return expert  # one user's tokens/s (bandwidth-bound), or a small pre-training run on the GPUs named
         fit = fit_question(ctx)
@@ -282,6 +282,8 @@ def pretrain_cluster_table(ctx: Context) -> Draft | None:
     pretraining = s.task == "pretrain" or (s.task is None and _is("from_scratch", ctx.text))
     params = model_params(ctx)
     if not pretraining or params is None or s.tokens or s.samples or s.deadline_hours or s.gpus or s.nodes or s.budget:
+        return None
+    if ctx.understanding.ask in expert_sizing.OTHER_QUANTITIES:
         return None
     tokens = consult.compute_optimal_tokens(params)
     gpu = s.gpu or DEFAULT_GPU

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import yaml
 
-from service.assistant.compose import extract, fit, sizing
+from service.assistant.compose import extract, sizing
 from service.assistant.compose.faq_answer import compose_faq
 from service.assistant.compose.work import assumptions, warnings
+from service.assistant.handlers import diagnosis_tools
 from service.assistant.handlers.base import Context, Draft
 from service.assistant.handlers.knowledge import faq
 from service.assistant.messages import say
@@ -136,9 +137,12 @@ def _signature(ctx: Context, found: list[tuple[Signature, str]]) -> Draft:
     query = f"{first.query[lang]} {ctx.text[:200]}"
     hits = ctx.retrieve(query, k=4, topics=list(first.topics) or None) or ctx.retrieve(query, k=4)
     labels = [sig.label[lang] for sig, _ in found]
-    lead = say("diagnose.recognised", lang, what=labels[0]) if len(labels) == 1 else say(
-        "diagnose.recognised_two", lang, first=labels[0], second=labels[1])
-    blocks: list[Block] = [LeadBlock(text=lead)]
+    # What the tools say about the user's own workload comes right after the lead, before the general passages.
+    computed = diagnosis_tools.computed(ctx, first.name)
+    suffix = "_computed" if computed else ""
+    lead = say(f"diagnose.recognised{suffix}", lang, what=labels[0]) if len(labels) == 1 else say(
+        f"diagnose.recognised_two{suffix}", lang, first=labels[0], second=labels[1])
+    blocks: list[Block] = [LeadBlock(text=lead), *computed]
     cited: list = []
     if hits:
         answer = compose_faq(f"{ctx.text} {first.query[lang]}", lang, hits, getattr(ctx.index, "embed", None), skip=extract.INJECTION.search)
@@ -147,8 +151,6 @@ def _signature(ctx: Context, found: list[tuple[Signature, str]]) -> Draft:
             if answer.points:
                 blocks.append(BulletsBlock(items=answer.points))
             cited = answer.cited_hits
-    if first.name == "cuda_oom":
-        blocks += _oom_memory(ctx)
     commands = list(dict.fromkeys(c for sig, _ in found for c in sig.commands))[:4]
     if commands:
         blocks.append(_next_steps(ctx, say("diagnose.next_steps", lang), commands))
@@ -218,28 +220,3 @@ def _append_passages(ctx: Context, blocks: list[Block], hits: list, passages: li
     quoted, cited = extract.cite(passages, hits, title=say("diagnostics.from_kb", ctx.lang))
     blocks.extend(quoted)
     return cited
-
-
-# "79.15 GiB total capacity" in a CUDA OOM message: the card's memory, when the question names no GPU.
-CAPACITY = re.compile(r"([\d.]+)\s*GiB total capacity", re.I)
-
-
-def _oom_memory(ctx: Context) -> list[Block]:
-    """An OOM while training a named model: what the training-memory tool says it needs per GPU, and the fixes in order."""
-    s = ctx.slots
-    if not (s.model or s.params_b) or s.task == "inference":
-        return []
-    gpu = s.gpu
-    capacity = CAPACITY.search(ctx.text)
-    if gpu is None and capacity:
-        have = float(capacity.group(1)) * 2**30 / 1e9
-        fitting = sorted((g for g in ctx.catalog.gpus.values() if abs(g.memory_gb - have) <= 0.1 * g.memory_gb), key=lambda g: abs(g.memory_gb - have))
-        gpu = fitting[0].id if fitting else None
-    if gpu is None:
-        return []
-    payload = {"model": s.model, "params_b": None if s.model else s.params_b, "gpu": gpu, "gpus": s.gpus or 1, "task": "fine-tune" if s.task != "pretrain" else "pretrain",
-               "method": s.method or "full", "seq_len": s.seq_len}
-    result, _ = ctx.try_run("training-memory", payload)
-    if result is None:
-        return []
-    return [fit.breakdown(ctx, result), *fit.remedies(ctx, result, "training-memory", payload)]

@@ -69,6 +69,10 @@ def checkpoint_storage(ctx: Context, result) -> list:
 
 # -- pre-training a small model on the GPUs named ------------------------------------
 
+# Quantities a sizing question can ask about a pre-training run other than its time or its GPUs.
+OTHER_QUANTITIES = ("checkpoint", "allreduce", "data_loader", "nccl", "cost")
+
+
 def pretrain_on_gpus(ctx: Context) -> Draft | None:
     """ "Train a 1B from scratch on one 4090, how long?": compute-optimal tokens, the time on those GPUs, the fit."""
     s, lang = ctx.slots, ctx.lang
@@ -76,6 +80,8 @@ def pretrain_on_gpus(ctx: Context) -> Draft | None:
     params = model_params(ctx)
     if not pretraining or params is None or not (s.gpu or s.gpus) or s.tokens or s.samples or s.deadline_hours or s.budget or s.nodes:
         return None
+    if ctx.understanding.ask in OTHER_QUANTITIES:
+        return None  # "how big is each checkpoint?" about that pre-training run: the quantity asked, not the run's time
     if consult.cue("fine_tune", ctx.text):
         return None
     gpu, gpus = s.gpu or "h100-sxm", s.gpus or 1
@@ -130,7 +136,10 @@ def pretrain_on_gpus(ctx: Context) -> Draft | None:
 # -- single-user decode speed ---------------------------------------------------------
 def asks_decode_speed(ctx: Context) -> bool:
     s = ctx.slots
-    return bool((s.model or s.params_b) and (s.concurrency or 1) == 1 and DECODE.search(ctx.text)) and ctx.understanding.intent != "claim_check"
+    # "QLoRA on 70B, seq 2048, batch 1": a training batch, not one user decoding
+    training = s.task in ("fine-tune", "pretrain") or s.method is not None
+    return bool((s.model or s.params_b) and (s.concurrency or 1) == 1 and DECODE.search(ctx.text) and not training) \
+        and ctx.understanding.intent != "claim_check"
 
 
 def decode_speed(ctx: Context) -> Draft | None:

@@ -26,7 +26,7 @@ def follow_ups_for(ctx: Context, hits: list) -> list[str]:
 
 # Evidence rules whose subject the question's other words drown out in retrieval ("mac studio 192g: llama 3 70b?" finds
 # the Llama documents): the search reads the question together with the subject (messages queries.evidence.<rule>).
-SUBJECT_RULES = ("apple_silicon",)
+SUBJECT_RULES = ("apple_silicon", "named_formula")
 
 
 def faq(ctx: Context) -> Draft:
@@ -105,7 +105,7 @@ def preflight(ctx: Context) -> Draft:
     )
     if ckpt is not None:
         draft.works.append(("checkpoint", ckpt.work))
-    if {"acceptance_test", "link_health_check"} & set(ctx.understanding.evidence):
+    if {"acceptance_test", "link_health_check"} & set(ctx.understanding.evidence) or SPECIFIC_CHECK.search(ctx.text):
         _answer_the_test_asked(ctx, draft)  # "how do I verify GPUDirect RDMA": that check first, then the checklist
     return draft
 
@@ -113,7 +113,9 @@ def preflight(ctx: Context) -> Draft:
 def _answer_the_test_asked(ctx: Context, draft: Draft) -> None:
     """A question about one acceptance test (gpu-burn for how long, ib_write_bw per NIC) gets the knowledge about it
     right after the lead, before the general checklist; its passages are cited first."""
-    hits = ctx.retrieve(k=4, topics=["preflight", "gpu-health", "networking"]) or ctx.retrieve(k=4)
+    # Checks run by a scheduler (Slurm prolog, NHC, Kubernetes) live with the scheduling knowledge, not under pre-flight.
+    topics = None if SCHEDULER.search(ctx.text) else ["preflight", "gpu-health", "networking"]
+    hits = ctx.retrieve(k=4, topics=topics) or ctx.retrieve(k=4)
     if not hits:
         return
     answer = compose_faq(ctx.text, ctx.lang, hits, getattr(ctx.index, "embed", None), skip=extract.INJECTION.search, max_points=3)
@@ -122,6 +124,11 @@ def _answer_the_test_asked(ctx: Context, draft: Draft) -> None:
     cited = answer.cited_hits
     draft.blocks[1:1] = [ParagraphBlock(text=answer.lead), *([BulletsBlock(items=answer.points)] if answer.points else [])]
     draft.hits = [*cited, *(h for h in draft.hits if h not in cited)]
+
+
+# A pre-flight question about one named check or one scheduler's way of running checks: that answer leads the checklist.
+SCHEDULER = re.compile(r"slurm|sbatch|srun|prolog|epilog|\bnhc\b|kubernetes|\bk8s\b|kubelet|operator", re.I)
+SPECIFIC_CHECK = re.compile(SCHEDULER.pattern + r"|dcgmi?\b|gpu[-_ ]?burn|ib_write_bw|perftest|xid", re.I)
 
 
 THANKS = re.compile(r"thank|thx|谢谢|多谢|感谢|帮大忙", re.I)

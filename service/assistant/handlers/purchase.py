@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from service.assistant import cues
+from service.assistant import consult, cues
 from service.assistant.compose.fmt import gib, money, num
 from service.assistant.handlers.base import Context, Draft
 from service.assistant.messages import say
@@ -28,6 +28,10 @@ ASSUMED_PARAMS_B = {"personal": 7.0, "server": 13.0}  # fine-tuning sizes assume
 # "自己买卡在家", "for myself at home": a person buying for their own desk, beside market_cues.yaml's `personal`
 AT_HOME = re.compile(r"在家|家里|家用|自己买|自己(?:装|配|攒)|个人|at home|for myself|my own|personal|hobby", re.I)
 WANT_CARD = re.compile(r"(?:want|need|looking for)\s+(?:a|an|one)\s+(?:new\s+)?(?:gpu|graphics card|card)|which one\b|想要?(?:一张|块)?(?:显)?卡", re.I)
+# A budget that buys one or two cards is a desktop build: 24 GB consumer cards beat a 16 GB data-centre card at that price.
+DESKTOP_BUDGET_USD = 5_000
+RUN_WORDS = re.compile(r"\brun(?:ning)?\b|inference|chat with|推理|跑模型|跑大模型|本地跑|部署", re.I)
+SERVE_WORDS = re.compile(r"\bserv(?:e|ing)\b|inference|推理|部署|上线", re.I)
 SIZES = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*b(?![a-z])", re.I)  # "7B到13B", "7B-13B": every model size the buyer named
 PCIE_SCALING = 0.7  # share of summed compute a PCIe-only multi-GPU box keeps in data-parallel training (an assumption for ranking only)
 
@@ -44,11 +48,18 @@ def wants_to_buy(text: str) -> bool:
 def purchase_answer(ctx: Context, *, for_person: bool = False) -> Draft | None:
     """`for_person`: the asker is known to be buying for themselves (handlers/archetypes.py: a hobbyist or competitor)."""
     s, lang, text = ctx.slots, ctx.lang, ctx.text
-    if not (s.budget and (for_person or wants_to_buy(text))) or s.task in ("inference", "pretrain") or s.gpu:
+    # "预算涨到80万呢" after "买什么卡": the purchase the follow-up changes the budget of.
+    earlier = ctx.understanding.context or ""
+    # "what GPU should I get?" then "LoRA of 7-13B, budget $3k": a card to get, with the budget for it
+    chose = bool(earlier) and (wants_to_buy(earlier) or cues.matches("market_cues.yaml", "choose_card", earlier))
+    buying = for_person or wants_to_buy(text) or (chose and not cues.matches("market_cues.yaml", "rent", text))
+    if not (s.budget and buying) or s.task in ("inference", "pretrain") or s.gpu:
         return None
     currency = s.currency or ("CNY" if lang == "zh" else "USD")
     budget_usd = s.budget / DEFAULT_FX_CNY_PER_USD if currency == "CNY" else s.budget
-    personal = for_person or cues.matches("market_cues.yaml", "personal", text) or bool(AT_HOME.search(text)) or budget_usd * BUDGET_SLACK < _cheapest_server_card(ctx)
+    said = f"{earlier} {text}"  # who is buying may have been said in the question this one follows
+    personal = for_person or cues.matches("market_cues.yaml", "personal", said) or bool(AT_HOME.search(said)) or budget_usd * BUDGET_SLACK < _cheapest_server_card(ctx) \
+        or budget_usd <= DESKTOP_BUDGET_USD
     # A budget with no model named ("lab, $150k, what should we buy?") is still answerable: size for the workload such
     # buyers typically run, say so, and invite the model for a precise plan, rather than asking first.
     assumed = None if (s.model or s.params_b) else ASSUMED_PARAMS_B["personal" if personal else "server"]
@@ -99,6 +110,9 @@ def purchase_answer(ctx: Context, *, for_person: bool = False) -> Draft | None:
               ParagraphBlock(text=say("purchase.personal" if personal else "purchase.server", lang))]
     if personal:
         blocks[1:1] = _memory_first(ctx, gpu, count, model_ref, currency)
+        if RUN_WORDS.search(text):
+            blocks[1:1] = _running_locally(ctx, gpu, count, model_ref)
+    blocks[1:1] = _other_sizes(ctx, gpu, count, model_ref)
     return Draft(blocks=blocks, hits=ctx.retrieve(k=2, topics=["peft", "memory"]), works=[(result.tool, result.work)],
                  follow_ups=[say("consulting.follow_fine_tune_time", lang), say("cloud.follow_up_break_even", lang)])
 
@@ -141,15 +155,40 @@ def _memory_first(ctx: Context, gpu, count: int, model_ref: dict, currency: str)
     sep = "；" if lang == "zh" else "; "
     rows = sep.join(say("s2.purchase_card", lang, gpu=c.name, price=money(CAPEX_PER_GPU_USD[c.id] * fx, currency),
                         tflops=num(c.dense_tflops("bf16"))) for c in cards)
-    blocks = [ParagraphBlock(text=say("s2.purchase_memory_first", lang, memory=num(gpu.memory_gb), cards=rows))]
+    return [ParagraphBlock(text=say("s2.purchase_memory_first", lang, memory=num(gpu.memory_gb), cards=rows))]
+
+
+def _running_locally(ctx: Context, gpu, count: int, model_ref: dict) -> list:
+    """A personal card also runs models, not only fine-tunes them: the weights at 16 bits, 8 bits and 4 bits on it."""
+    sizes = []
+    for fmt in ("bf16", "int8", "int4"):
+        served, _ = ctx.try_run("inference", {**model_ref, "gpu": gpu.id, "gpus": count, "weights": fmt})
+        if served is not None:
+            sizes.append(f"{fmt.upper()} {num(served.per_gpu_total_gib)} GiB")
+    if not sizes:
+        return []
+    return [ParagraphBlock(text=say("purchase.running_locally", ctx.lang, sizes=", ".join(sizes), gpu=gpu.name))]
+
+
+def _other_sizes(ctx: Context, gpu, count: int, model_ref: dict) -> list:
+    """"7B to 14B", "8B-70B": every other model size the buyer named, on the cards recommended: the most capable fine-tuning
+    method that fits, and, when serving is part of the plan, the best weight format that serves it."""
+    lang, blocks = ctx.lang, []
     named = {float(m.group(1)) for m in SIZES.finditer(ctx.text)} - {model_ref.get("params_b")}
-    for params in sorted(p for p in named if 1 <= p <= 200):
+    serving = consult.cue("serving", ctx.text) or bool(SERVE_WORDS.search(ctx.text))
+    for params in sorted(p for p in named if 1 <= p <= 700):
         for method in METHODS:
             result, _ = ctx.try_run("training-memory", {"params_b": params, "task": "fine-tune", "method": method, "gpu": gpu.id, "gpus": count,
                                                         "recompute": "full", **({"sharding": "zero3"} if count > 1 else {})})
             if result is not None and result.fit != "does_not_fit":
                 blocks.append(ParagraphBlock(text=say("s2.purchase_other_size", lang, params=num(params), method=say(f"consult.method.{method}", lang),
                                                       need=num(result.per_gpu.total_gib), gpus=count, gpu=gpu.name)))
+                break
+        for fmt in SERVE_FORMATS if serving else ():
+            served, _ = ctx.try_run("inference", {"params_b": params, "gpu": gpu.id, "gpus": count, "weights": fmt})
+            if served is not None and served.fit != "does_not_fit":
+                blocks.append(ParagraphBlock(text=say("purchase.serve_other_size", lang, params=num(params), fmt=fmt.upper(),
+                                                      need=num(served.per_gpu_total_gib), gpus=count, gpu=gpu.name)))
                 break
     return blocks
 

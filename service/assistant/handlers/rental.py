@@ -14,11 +14,12 @@ from pathlib import Path
 import yaml
 
 from service.assistant import cues
-from service.assistant.compose.fmt import money, num
+from service.assistant.compose.faq_answer import compose_faq
+from service.assistant.compose.fmt import money, num, pct
 from service.assistant.compose.work import warnings
 from service.assistant.handlers.base import Context, Draft
 from service.assistant.messages import say
-from service.contract import LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
+from service.contract import BulletsBlock, LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
 from service.sizing.cost import cheapest_instance
 
 I = re.IGNORECASE
@@ -131,8 +132,13 @@ def rental_answer(ctx: Context) -> Draft | None:
     days = period_days(text)
     platform = platform_in(text)
     per_day = hours_a_day(text)
-    if days is None or not _cue("rent", text) or not (platform or per_day):
+    # A period alone is often a deadline ("train it in 3 months"); it is a rental period when a platform or a duty cycle is
+    # named, or when no model is (what is rented is then the GPUs themselves: "64 H100 for 3 months at $2.2/hr", "租H100一年多少钱").
+    priced_gpus = (s.cloud_price_per_gpu_hour or s.gpu) and not (s.model or s.params_b)
+    if days is None or not _cue("rent", text) or not (platform or per_day or priced_gpus or (s.gpus and SPOT.search(text))):
         return None
+    if sum(1 for pattern, _, _ in _platforms() if pattern.search(text)) >= 2:
+        return None  # "AWS p5 vs Lambda vs CoreWeave for a burst": choosing a provider, not one bill
     if _cue("weighs_owning", text) or _cue("bill", text):
         return None  # "we pay $60k a month, is reserved or owning better?": a bill to weigh, which is the break-even's
     gpu_id = s.gpu or DEFAULT_GPU
@@ -155,7 +161,7 @@ def rental_answer(ctx: Context) -> Draft | None:
     where = name or c.price.provider
     values = {"gpus": gpus, "gpu": gpu, "platform": where, "hours": num(hours), "days": num(days), "gpu_hours": f"{gpu_hours:,.0f}",
               "price": money(c.price.price_per_gpu_hour, result.currency), "total": money(c.total_cost, result.currency)}
-    blocks = [LeadBlock(text=say("rental.lead", lang, **values)), ParagraphBlock(text=say("rental.arithmetic", lang, **values))]
+    blocks = [LeadBlock(text=say("rental.lead" if name else "rental.lead_rate", lang, **values)), ParagraphBlock(text=say("rental.arithmetic", lang, **values))]
     notes = []
     if quoted:
         notes.append(NoticeBlock(kind="info", text=say("workload.user_price", lang, price=values["price"])))
@@ -169,9 +175,32 @@ def rental_answer(ctx: Context) -> Draft | None:
         notes.append(NoticeBlock(kind="assumption", text=say("workload.assumed_gpu", lang)))
     if per_day is None:
         notes.append(NoticeBlock(kind="assumption", text=say("rental.round_the_clock", lang)))
-    blocks += [*notes, ParagraphBlock(text=say("rental.advice", lang)), *warnings(result.work, lang)]
-    return Draft(blocks=blocks, hits=ctx.retrieve(k=2, topics=["cost", "spot"]), works=[(result.tool, result.work)],
+    spot_blocks, hits = _spot(ctx, result, gpu_id, gpus, gpu_hours, currency) if SPOT.search(text) and not quoted else ([], [])
+    blocks += [*notes, *spot_blocks, ParagraphBlock(text=say("rental.advice", lang)), *warnings(result.work, lang)]
+    return Draft(blocks=blocks, hits=hits or ctx.retrieve(k=2, topics=["cost", "spot"]), works=[(result.tool, result.work)],
                  follow_ups=[say("workload.follow_utilization_90", lang), say("cloud.follow_up_spot", lang)])
+
+
+SPOT = re.compile(r"\bspot\b|preempt|竞价|抢占式|可抢占", I)
+
+
+def _spot(ctx: Context, on_demand, gpu_id: str, gpus: int, gpu_hours: float, currency: str) -> tuple[list, list]:
+    """"Spot or on-demand for this run?": the same hours at the spot price, then what the knowledge says about preemption."""
+    spot, _ = ctx.try_run("cost", {"gpu_hours": gpu_hours, "gpu": gpu_id, "gpus": gpus, "currency": currency, "pricing": "spot"})
+    blocks: list = []
+    if spot is not None and spot.cheapest is not None and on_demand.cheapest.total_cost:
+        saving = 1 - spot.cheapest.total_cost / on_demand.cheapest.total_cost
+        ctx.record("spot-saving", {"on_demand_total": on_demand.cheapest.total_cost, "spot_total": spot.cheapest.total_cost}, {"saving": saving})
+        blocks.append(ParagraphBlock(text=say("rental.spot", ctx.lang, total=money(spot.cheapest.total_cost, spot.currency), saving=pct(saving))))
+    hits = ctx.retrieve(say("rental.spot_query", ctx.lang), k=3, topics=["spot"])
+    if hits:
+        answer = compose_faq(f"{ctx.text} {say('rental.spot_query', ctx.lang)}", ctx.lang, hits, getattr(ctx.index, "embed", None))
+        if answer.lead:
+            blocks.append(ParagraphBlock(text=answer.lead))
+            if answer.points:
+                blocks.append(BulletsBlock(items=answer.points[:4]))
+            hits = answer.cited_hits
+    return blocks, hits
 
 
 def quoted_price(ctx: Context, currency: str) -> dict:

@@ -17,8 +17,16 @@ from service.assistant.messages import say
 from service.assistant.spec_facts import asked_attributes, export_pair, facts
 from service.contract import LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
 from service.retrieval.cards import gpu_card_id
+from service.sizing.cost import BreakEvenRequest
+from service.sizing.references import DGX_H100
 
 MAX_GPUS = 3
+# "8卡服务器整机功耗", "how much does a DGX box draw": a whole server's power, not one card's TDP.
+SERVER = re.compile(r"整机|服务器|一台|机柜|机房|server|node|box|chassis|\bdgx|\bhgx|rack|colo", re.I)
+NODE_GPUS = 8
+# Words that ask about the PCIe link itself, not about the PCIe variant of a card.
+PCIE_LINK = re.compile(r"gen\s*\d|bandwidth|带宽|lanes?|速度|速率|speed|x16|link", re.I)
+DGX_H100_MAX_KW = 10.2  # the datasheet's maximum system power, the basis of the break-even tool's server factor
 
 
 def spec(ctx: Context) -> Draft:
@@ -27,6 +35,9 @@ def spec(ctx: Context) -> Draft:
     if not gpu_ids:
         return faq(ctx)
     attributes = asked_attributes(ctx.text)
+    if ctx.understanding.context and attributes == ["pcie"] and not PCIE_LINK.search(ctx.text):
+        # "and the PCIe version?" after "H100 SXM memory bandwidth?": the same figure for the sibling, not its host link
+        attributes = asked_attributes(ctx.understanding.context)
     lang = ctx.lang
     sep = "；" if lang == "zh" else "; "
     leads, rows = [], []
@@ -44,6 +55,9 @@ def spec(ctx: Context) -> Draft:
     blocks = [LeadBlock(text=" ".join(leads)), TableBlock(columns=columns, rows=rows)]
     if "compute" in attributes:
         blocks.append(NoticeBlock(kind="info", text=say("spec.note_dense", lang)))
+    node = _node_power(ctx, gpu_ids[0]) if "power" in attributes else None
+    if node is not None:
+        blocks.insert(1, node)
     contrast = _export_contrast(ctx, gpu_ids, attributes)
     if contrast is not None:
         blocks.insert(1, contrast)
@@ -86,3 +100,22 @@ def _cards(ctx: Context, gpu_ids: list[str]) -> list:
                 cards.append(hit)
                 break
     return cards
+
+
+def _node_power(ctx: Context, gpu_id: str) -> ParagraphBlock | None:
+    """A server's power at full load: GPUs x TDP x the server-per-GPU-watt factor the break-even tool uses (DGX H100
+    datasheet: 10.2 kW for eight 700 W GPUs), and what the facility draws at the PUE the same tool assumes."""
+    if not SERVER.search(ctx.text):
+        return None
+    gpu = ctx.catalog.gpus[gpu_id]
+    defaults = BreakEvenRequest.model_fields
+    factor, pue = defaults["system_power_factor"].default, defaults["pue"].default
+    gpus = ctx.slots.gpus if ctx.slots.gpus and ctx.slots.gpus <= 16 else NODE_GPUS
+    gpu_kw = gpus * gpu.tdp_w / 1000
+    server_kw = gpu_kw * factor
+    ctx.record("server-power", {"gpus": gpus, "tdp_w": gpu.tdp_w, "system_power_factor": factor, "pue": pue, "source": DGX_H100.url,
+                                    "datasheet_max_kw": DGX_H100_MAX_KW},
+               {"gpu_kw": gpu_kw, "server_kw": server_kw, "facility_kw": server_kw * pue})
+    return ParagraphBlock(text=say("spec.node_power", ctx.lang, gpus=gpus, gpu=gpu.name, tdp=num(gpu.tdp_w), gpu_kw=num(gpu_kw),
+                                   factor=num(factor), server_kw=num(server_kw), pue=num(pue), facility_kw=num(server_kw * pue),
+                                   source=f"[{DGX_H100.title.split(' (')[0]}]({DGX_H100.url})", max_kw=num(DGX_H100_MAX_KW)))

@@ -139,17 +139,22 @@ def _memory(ctx: Context) -> Draft:
     s = ctx.slots
     task, note = _task(ctx)
     gpus = s.gpus or 1
-    payload = {**model_ref(ctx), "task": task, "method": s.method or "full", "gpu": s.gpu, "gpus": gpus, "seq_len": s.seq_len, "precision": s.precision}
+    payload = {**model_ref(ctx), "task": task, "method": s.method or "full", "gpu": s.gpu, "gpus": gpus, "seq_len": s.seq_len, "precision": s.precision,
+               **({"optimizer": s.optimizer} if s.optimizer else {})}
     notes = [note] if note and not s.method else []
     if gpus > 1:
         payload["sharding"] = "zero3"
         notes.append(say("workload.sharded", ctx.lang, gpus=gpus))
     result = ctx.run("training-memory", payload)
+    if s.optimizer:
+        notes.append(say(f"workload.optimizer.{s.optimizer}", ctx.lang, gib=num(result.per_gpu.optimizer_gib)))
     draft = _finish(ctx, result, notes=notes, topics=["memory", "peft", "parallelism"])
     if result.fit is not None:
         # Where the memory goes (total in GB too) and, when it does not fit, what to do about it.
         draft.blocks[2:2] = [fit.breakdown(ctx, result), *fit.remedies(ctx, result, "training-memory", {k: v for k, v in payload.items() if k != "gpu"})]
-        states = expert_sizing.states_on_their_gpus(ctx, plan_follows=False) if gpus > 1 and "training_after_serving" in ctx.understanding.evidence else None
+        # A multi-GPU plan that does not fit, or training after a serving plan: the model states in all lead (they decide it)
+        states = expert_sizing.states_on_their_gpus(ctx, plan_follows=False) \
+            if gpus > 1 and ("training_after_serving" in ctx.understanding.evidence or result.fit == "does_not_fit") else None
         if states and draft.blocks[0].type == "lead":
             # "full fine-tuning on that 8-GPU node?": the whole model's states in GB, then each GPU's share, lead
             draft.blocks[0:1] = [states[0], ParagraphBlock(text=draft.blocks[0].text)]

@@ -9,7 +9,8 @@ from tests.assistant.asking import ask, lead
 
 @pytest.mark.parametrize(("question", "verdict"), [
     ("Can one A100 40GB fine-tune Llama 3 8B with LoRA?", "Yes — it fits"),
-    ("Llama-3-8B full fine-tune on 4x A100 40GB, feasible?", "No — it does not fit"),
+    # several GPUs that cannot hold it: the verdict names the method and the model states in all (workload._memory)
+    ("Llama-3-8B full fine-tune on 4x A100 40GB, feasible?", "No: full fine-tuning does not fit"),
     ("一张 A100 80GB 能 LoRA 微调 Llama 3 8B 吗？", "能"),
 ])
 def test_a_fit_answer_opens_with_its_verdict_word(advisor, question: str, verdict: str) -> None:

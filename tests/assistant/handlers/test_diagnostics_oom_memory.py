@@ -13,10 +13,25 @@ def test_oom_with_a_model_and_the_capacity_in_the_error(advisor) -> None:
     assert answer.intent == "diagnostics"
     memory = next(c for c in answer.tool_calls if c.tool == "training-memory")  # the card in the error; then a bigger one
     assert memory.input["gpu"] in {"a100-80gb-sxm", "a100-80gb-pcie", "h100-sxm", "h100-pcie", "h800", "a800"}
-    assert "gradient (activation) checkpointing" in answer.answer and answer.grounding.ungrounded == []
+    assert "gradient checkpointing (activation checkpointing)" in answer.answer and answer.grounding.ungrounded == []
 
 
 def test_oom_without_a_model_names_no_figure_it_cannot_compute(advisor) -> None:
     answer = advisor.answer(ChatRequest(message="训练时报 CUDA out of memory，怎么办"))
     assert answer.intent == "diagnostics"
     assert not [c for c in answer.tool_calls if c.tool == "training-memory"]
+
+
+def test_an_oom_report_with_the_workload_names_the_cheapest_change_that_fits(advisor) -> None:
+    # A LoRA at long sequences and micro-batch 4 does not fit 24 GB; a change of settings on the same card does.
+    answer = advisor.answer(ChatRequest(message="LoRA on Llama 3 8B keeps hitting OOM on my 4090, seq len 8192, batch 4"))
+    assert answer.intent == "diagnostics"
+    first = next(c for c in answer.tool_calls if c.tool == "training-memory")
+    assert first.input["micro_batch"] == 4 and first.input["method"] == "lora"
+    assert "What fits your card:" in answer.answer and answer.grounding.ungrounded == []
+    assert answer.answer.index("What fits your card:") < answer.answer.index("**Next steps**")
+
+
+def test_asking_whether_a_plan_would_run_out_of_memory_is_a_fit_question(advisor) -> None:
+    answer = advisor.answer(ChatRequest(message="can a 4090 fine-tune llama 3 8b with LoRA without OOM?"))
+    assert answer.intent == "sizing"
