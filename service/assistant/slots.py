@@ -391,7 +391,9 @@ def _params(text: str) -> float | None:
     if m:
         value = _num(m.group(1), m.group(2))
         return value / 1e9 if value else None
-    m = re.search(rf"{NUM}\s*(?:[bB](?![a-zA-Z])|billion)\s*(?:参数|params?|parameters?|模型|models?|级|的|dense|-parameter)?", text, I)
+    # "2B tokens" is a data amount, not a model size
+    m = re.search(rf"{NUM}\s*(?:[bB](?![a-zA-Z])|billion)(?!\s*(?:个\s*)?(?:tokens?|toks?|词元|样本|samples?|images?|张|条))"
+                  rf"\s*(?:参数|params?|parameters?|模型|models?|级|的|dense|-parameter)?", text, I)
     if m:
         return _num(m.group(1))
     return None

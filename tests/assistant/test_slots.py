@@ -166,3 +166,10 @@ def test_a_budget_in_wan_written_as_w(catalog, text, budget):
 
 def test_watts_are_not_a_budget(catalog):
     assert extract_slots("H100 的 700W 功耗", catalog).budget is None
+
+
+@pytest.mark.parametrize(("text", "params_b", "tokens"), [("what if they meant fine-tuning on 2B tokens?", None, 2e9),
+                                                          ("pretrain a 7B on 2T tokens", 7.0, 2e12), ("a 3B model on 1B tokens", 3.0, 1e9)])
+def test_a_token_count_in_b_is_data_not_a_model_size(catalog, text, params_b, tokens):
+    slots = extract_slots(text, catalog)
+    assert slots.params_b == params_b and slots.tokens == tokens

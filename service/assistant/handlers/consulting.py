@@ -15,6 +15,7 @@ each assumption is stated in a notice after the lead.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from service.assistant import consult
@@ -148,13 +149,17 @@ def _set_slots(ctx: Context, **values) -> None:
 
 
 # -- fit questions ----------------------------------------------------------------
+BARE_FIT = re.compile(r"\b(?:will|would|does|do|can)\b.{0,60}\bfit\b|放得下|装得下|塞得下", re.I)
+
+
 def fit_question(ctx: Context) -> Draft | None:
     s, text, lang = ctx.slots, ctx.text, ctx.lang
     if not (s.gpu and (s.model or s.params_b) and _is("fit", text)) or s.tokens or s.deadline_hours:
         return None
     serving = s.task == "inference" or (s.task is None and (_is("serving", text) or bool(s.weights)))  # INT4/FP8 weights: serving
     # "will Qwen 72B in bf16 fit on one H100?": with no training word, fitting the weights means running the model.
-    serving = serving or (s.task is None and not s.method and _is("loads_model", text) and not _is("training_words", text))
+    # "will 405B fit on one 8x H100 node?": with no training word, a model that fits is a model that runs
+    serving = serving or (s.task is None and not s.method and (_is("loads_model", text) or bool(BARE_FIT.search(text))) and not _is("training_words", text))
     if s.weights and serving:
         return None  # a weight format was chosen: the literal answer is the right one
     if s.method and serving:

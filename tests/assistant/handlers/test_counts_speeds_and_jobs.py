@@ -150,3 +150,16 @@ def test_a_university_hpc_centre_buying_gpus_gets_the_shared_cluster_plan(adviso
 def test_gradient_accumulation_equivalence_is_knowledge(advisor) -> None:
     answer = advisor.answer(ChatRequest(message="用梯度累积凑大 batch，和直接开大 batch 等价吗"))
     assert answer.intent == "faq" and answer.clarification is None and "梯度累积" in answer.answer
+
+
+def test_a_claim_with_room_to_spare_says_how_much_less_time_it_needs(advisor) -> None:
+    first = advisor.answer(ChatRequest(message="our vendor says 64 H100s can train a 70B on 2T tokens in 10 days"))
+    second = advisor.answer(ChatRequest(message="what if they meant fine-tuning on 2B tokens?", conversation_id=first.conversation_id))
+    timing = next(c for c in second.tool_calls if c.tool == "training-time")
+    assert timing.input["tokens"] == 2e9 and "less time than claimed" in second.answer
+    assert second.grounding.ungrounded == []
+
+
+def test_a_bare_fit_question_with_no_training_word_is_about_serving(advisor) -> None:
+    answer = advisor.answer(ChatRequest(message="will llama 3.1 405B fit on a single 8xH100 node"))
+    assert "FP8" in answer.answer.split("\n")[0]
