@@ -396,6 +396,11 @@ def _params(text: str) -> float | None:
                   rf"\s*(?:参数|params?|parameters?|模型|models?|级|的|dense|-parameter)?", text, I)
     if m:
         return _num(m.group(1))
+    # "gpt2-small (124M)", "a 350M-parameter model": millions of parameters, said with a parameter or model word
+    m = re.search(rf"{NUM}\s*(?:[mM](?![a-zA-Z])|million)\s*(?:\)|-?参数|-?params?\b|-?parameters?\b|的?模型|models?\b)", text, I)
+    if m:
+        value = _num(m.group(1))
+        return value / 1e3 if value else None
     return None
 
 

@@ -173,3 +173,9 @@ def test_watts_are_not_a_budget(catalog):
 def test_a_token_count_in_b_is_data_not_a_model_size(catalog, text, params_b, tokens):
     slots = extract_slots(text, catalog)
     assert slots.params_b == params_b and slots.tokens == tokens
+
+
+@pytest.mark.parametrize(("text", "params_b"), [("train gpt2-small (124M) on 9B tokens", 0.124), ("a 350M parameter model", 0.35),
+                                                ("fine-tune on 500M tokens", None)])
+def test_millions_of_parameters(catalog, text, params_b):
+    assert extract_slots(text, catalog).params_b == params_b
