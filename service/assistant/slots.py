@@ -167,7 +167,8 @@ def extract_slots(text: str, catalog: Catalog) -> Slots:
     elif tune or slots.get("method") in ("lora", "qlora"):
         slots["task"] = "fine-tune"
     elif re.search(r"推理|serving|\bserve\b|inference|在线服务|上线服务|部署.{0,6}(?:服务|api)|\bqps\b|并发|concurren|tokens?/s|tok/s|解码|decode|"
-                   r"\brag\b|req(?:uest)?s?\s*(?:/|per|a)\s*(?:s|sec|second)\b|\brps\b|每秒.{0,4}请求|\bttft\b|首字延迟", lowered):
+                   r"\brag\b|req(?:uest)?s?\s*(?:/|per|a)\s*(?:s|sec|second)\b|\brps\b|每秒.{0,4}请求|\bttft\b|首字延迟|"
+                   r"助手|assistant|copilot|chatbot|客服|\d+\s*(?:个|名|位)?人(?:在)?用", lowered):
         slots["task"] = "inference"
     if "method" in slots and "task" not in slots:
         slots["task"] = "fine-tune"

@@ -28,7 +28,7 @@ KEEP = re.compile(
     re.I,
 )
 DECODE = re.compile(
-    r"tokens?\s*/\s*s|tok/s|tokens? per second|每秒.{0,6}token|解码速度|生成速度|出字速度|decode speed|decoding speed|"
+    r"tokens?\s*/\s*s|tok/s|tokens? per second|每秒.{0,6}token|一秒.{0,8}token|秒.{0,4}出.{0,6}token|解码速度|生成速度|出字速度|decode speed|decoding speed|"
     r"generation speed|ms per (?:output )?token|(?:single|one) user|单(?:个)?用户|一个用户|batch(?: size)?\s*(?:=\s*)?1\b",
     re.I,
 )

@@ -163,3 +163,20 @@ def test_a_claim_with_room_to_spare_says_how_much_less_time_it_needs(advisor) ->
 def test_a_bare_fit_question_with_no_training_word_is_about_serving(advisor) -> None:
     answer = advisor.answer(ChatRequest(message="will llama 3.1 405B fit on a single 8xH100 node"))
     assert "FP8" in answer.answer.split("\n")[0]
+
+
+def test_an_assistant_for_a_team_with_a_named_model_is_served_not_fine_tuned(advisor) -> None:
+    answer = advisor.answer(ChatRequest(message="公司内部要上一个代码助手，用 Qwen2.5-14B，30个人用，配什么卡"))
+    rec = answer.recommendation
+    assert rec and rec["task"] == "inference" and "vLLM" in answer.answer
+
+
+def test_tokens_a_second_in_chinese_is_the_decode_speed(advisor) -> None:
+    answer = advisor.answer(ChatRequest(message="Qwen2.5 32B int4 放一张4090上推理，一秒能出多少token"))
+    assert [c for c in answer.tool_calls if c.tool == "decode-ceiling"] and "带宽" in answer.answer
+
+
+def test_a_break_even_with_the_users_figures_is_not_a_rental_bill(advisor) -> None:
+    answer = advisor.answer(ChatRequest(message="8卡服务器20万美元，云上2美元/卡时，利用率到多少才回本"))
+    tools = [c.tool for c in answer.tool_calls]
+    assert "break-even" in tools and "rental-hours" not in tools
