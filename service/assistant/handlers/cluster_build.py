@@ -13,11 +13,11 @@ from __future__ import annotations
 import re
 
 from service.assistant import consult
-from service.assistant.compose.faq_answer import compose_faq
 from service.assistant.compose.fmt import num
 from service.assistant.handlers.base import Context, Draft
+from service.assistant.handlers.knowledge import passages
 from service.assistant.messages import say
-from service.contract import BulletsBlock, LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
+from service.contract import LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
 
 DEFAULT_GPU = "h100-sxm"
 NODE_GPUS = 8
@@ -88,11 +88,7 @@ def answer(ctx: Context) -> Draft | None:
         )
     query = say("cluster_build.query", lang)
     hits = ctx.retrieve(query, k=4)
-    if hits:
-        faq = compose_faq(f"{ctx.text} {query}", lang, hits, getattr(ctx.index, "embed", None))
-        if faq.lead:
-            blocks.append(ParagraphBlock(text=faq.lead))
-            if faq.points:
-                blocks.append(BulletsBlock(items=faq.points[:4]))
-            hits = faq.cited_hits
+    found, cited = passages(ctx, f"{ctx.text} {query}", hits, limit=4) if hits else ([], [])
+    blocks += found
+    hits = cited or hits
     return Draft(blocks=blocks, hits=hits, works=works, follow_ups=[say("cluster_build.follow_preflight", lang), say("cluster_build.follow_rent", lang)])

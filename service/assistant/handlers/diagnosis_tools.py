@@ -75,8 +75,8 @@ def _first_that_fits(ctx: Context, payload: dict, failed) -> ParagraphBlock | No
     for name, change in OOM_LADDER:
         if all(payload.get(k, getattr(failed, k, None)) == v for k, v in change.items()):
             continue  # already what the run does
-        if change.get("method") == "qlora" and payload["method"] in ("qlora",) or payload["task"] == "pretrain" and "method" in change:
-            continue
+        if "method" in change and (payload["method"] == change["method"] or payload["task"] == "pretrain"):
+            continue  # a method change only for fine-tuning that does not already use it
         result, _ = ctx.try_run("training-memory", {**payload, **change})
         if result is not None and result.fit != "does_not_fit":
             return ParagraphBlock(

@@ -12,13 +12,12 @@ from pathlib import Path
 import yaml
 
 from service.assistant.compose import extract, sizing
-from service.assistant.compose.faq_answer import compose_faq
 from service.assistant.compose.work import assumptions, warnings
 from service.assistant.handlers import diagnosis_tools
 from service.assistant.handlers.base import Context, Draft
-from service.assistant.handlers.knowledge import faq
+from service.assistant.handlers.knowledge import faq, passages
 from service.assistant.messages import say
-from service.contract import Block, BulletsBlock, ChecklistBlock, ChecklistStep, LeadBlock, ParagraphBlock
+from service.contract import Block, ChecklistBlock, ChecklistStep, LeadBlock
 
 SIGNATURES_FILE = Path(__file__).resolve().parents[1] / "diagnostic_signatures.yaml"
 MAX_NAMED = 2  # signatures named in the lead; the first leads the search
@@ -145,12 +144,8 @@ def _signature(ctx: Context, found: list[tuple[Signature, str]]) -> Draft:
     blocks: list[Block] = [LeadBlock(text=lead), *computed]
     cited: list = []
     if hits:
-        answer = compose_faq(f"{ctx.text} {first.query[lang]}", lang, hits, getattr(ctx.index, "embed", None), skip=extract.INJECTION.search)
-        if answer.lead:
-            blocks.append(ParagraphBlock(text=answer.lead))
-            if answer.points:
-                blocks.append(BulletsBlock(items=answer.points))
-            cited = answer.cited_hits
+        found_blocks, cited = passages(ctx, f"{ctx.text} {first.query[lang]}", hits, skip=extract.INJECTION.search)
+        blocks += found_blocks
     commands = list(dict.fromkeys(c for sig, _ in found for c in sig.commands))[:4]
     if commands:
         blocks.append(_next_steps(ctx, say("diagnose.next_steps", lang), commands))

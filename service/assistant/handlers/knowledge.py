@@ -29,6 +29,19 @@ def follow_ups_for(ctx: Context, hits: list) -> list[str]:
 SUBJECT_RULES = ("apple_silicon", "named_formula")
 
 
+def passages(ctx: Context, question: str, hits: list, *, limit: int | None = None, skip=None, max_points: int | None = None) -> tuple[list, list]:
+    """The knowledge's answer to `question` from `hits` as blocks to put inside another answer (a direct sentence, then up to
+    `limit` points), with the hits it cites; nothing when no sentence answers it."""
+    kwargs = {"skip": skip} if skip else {}
+    if max_points is not None:
+        kwargs["max_points"] = max_points
+    answer = compose_faq(question, ctx.lang, hits, getattr(ctx.index, "embed", None), **kwargs)
+    if not answer.lead:
+        return [], []
+    points = answer.points[:limit] if limit else answer.points
+    return [ParagraphBlock(text=answer.lead), *([BulletsBlock(items=points)] if points else [])], answer.cited_hits
+
+
 def faq(ctx: Context) -> Draft:
     subject = next((r for r in SUBJECT_RULES if r in ctx.understanding.evidence), None)
     hits = ctx.retrieve(f"{say(f'queries.evidence.{subject}', ctx.lang)} {ctx.text}", k=5) if subject else ctx.retrieve(k=5)
@@ -118,11 +131,10 @@ def _answer_the_test_asked(ctx: Context, draft: Draft) -> None:
     hits = ctx.retrieve(k=4, topics=topics) or ctx.retrieve(k=4)
     if not hits:
         return
-    answer = compose_faq(ctx.text, ctx.lang, hits, getattr(ctx.index, "embed", None), skip=extract.INJECTION.search, max_points=3)
-    if not answer.lead:
+    blocks, cited = passages(ctx, ctx.text, hits, skip=extract.INJECTION.search, max_points=3)
+    if not blocks:
         return
-    cited = answer.cited_hits
-    draft.blocks[1:1] = [ParagraphBlock(text=answer.lead), *([BulletsBlock(items=answer.points)] if answer.points else [])]
+    draft.blocks[1:1] = blocks
     draft.hits = [*cited, *(h for h in draft.hits if h not in cited)]
 
 

@@ -14,12 +14,12 @@ from pathlib import Path
 import yaml
 
 from service.assistant import cues
-from service.assistant.compose.faq_answer import compose_faq
 from service.assistant.compose.fmt import money, num, pct
 from service.assistant.compose.work import warnings
 from service.assistant.handlers.base import Context, Draft
+from service.assistant.handlers.knowledge import passages
 from service.assistant.messages import say
-from service.contract import BulletsBlock, LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
+from service.contract import LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
 from service.sizing.cost import cheapest_instance
 
 I = re.IGNORECASE
@@ -193,14 +193,8 @@ def _spot(ctx: Context, on_demand, gpu_id: str, gpus: int, gpu_hours: float, cur
         ctx.record("spot-saving", {"on_demand_total": on_demand.cheapest.total_cost, "spot_total": spot.cheapest.total_cost}, {"saving": saving})
         blocks.append(ParagraphBlock(text=say("rental.spot", ctx.lang, total=money(spot.cheapest.total_cost, spot.currency), saving=pct(saving))))
     hits = ctx.retrieve(say("rental.spot_query", ctx.lang), k=3, topics=["spot"])
-    if hits:
-        answer = compose_faq(f"{ctx.text} {say('rental.spot_query', ctx.lang)}", ctx.lang, hits, getattr(ctx.index, "embed", None))
-        if answer.lead:
-            blocks.append(ParagraphBlock(text=answer.lead))
-            if answer.points:
-                blocks.append(BulletsBlock(items=answer.points[:4]))
-            hits = answer.cited_hits
-    return blocks, hits
+    found, cited = passages(ctx, f"{ctx.text} {say('rental.spot_query', ctx.lang)}", hits, limit=4) if hits else ([], [])
+    return blocks + found, cited or hits
 
 
 def quoted_price(ctx: Context, currency: str) -> dict:
