@@ -20,6 +20,7 @@ from service.retrieval import KnowledgeIndex, open_index
 from service.retrieval.text import query_language
 from tests.knowledge.deployment_cases import DEPLOYMENT_CASES
 from tests.knowledge.expert_cases import EXPERT_CASES
+from tests.knowledge.training_practice_cases import ANSWER_CASES
 
 # (question, facts the answer must state: each a regular expression that must match the lead or a point)
 CASES = [
@@ -93,7 +94,7 @@ OPERATIONS_CASES = [
     ("Which speculative decoding methods exist and when are they worth it?", [r"EAGLE|Medusa|draft", r"batch"]),
     ("One node keeps slowing the job. How do I test it and get it out of the pool?", [r"dcgmi diag|gpu-burn|DCGM", r"(?i)drain|cordon"]),
 ]
-CASES += OPERATIONS_CASES + EXPERT_CASES + DEPLOYMENT_CASES
+CASES += OPERATIONS_CASES + EXPERT_CASES + DEPLOYMENT_CASES + ANSWER_CASES
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from service.retrieval.documents import load_documents
+from tests.knowledge.training_practice_cases import SECTION_FACTS
 
 # (document id, {language: section heading}, {language: [fact patterns]})
 KEY_FACTS = [
@@ -127,6 +128,9 @@ KEY_FACTS = [
 ]
 
 
+KEY_FACTS += SECTION_FACTS
+
+
 @pytest.fixture(scope="module")
 def documents() -> dict[tuple[str, str], object]:
     return {(doc.id, doc.language): doc for doc in load_documents(Path(str(files("knowledge"))))}
@@ -149,3 +153,12 @@ def test_each_key_fact_is_stated_in_its_section_in_both_languages(documents, doc
     section = doc.section(headings[language])
     assert section is not None and len(section.questions) >= 3, "the section declares the questions it answers (FORMAT.md)"
     assert section.source and section.source["url"].startswith("https://"), "the section cites a real source"
+
+
+@pytest.mark.parametrize("doc_id", sorted({row[0] for row in SECTION_FACTS}))
+def test_topic_exists_in_both_languages_with_the_same_sections(documents, doc_id) -> None:
+    en, zh = documents[(doc_id, "en")], documents[(doc_id, "zh")]
+    assert len(en.sections) == len(zh.sections), f"{doc_id}: en and zh differ in section count"
+    english_words = re.compile(r"\b(?:the|and|with|which|because)\b")
+    prose = re.sub(r"`[^`]*`|```.*?```|\([^)]*[A-Za-z]{4,}[^)]*\)", "", zh.body, flags=re.S)
+    assert not english_words.search(prose), f"{doc_id} (zh) contains English prose"
