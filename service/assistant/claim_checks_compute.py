@@ -66,7 +66,7 @@ def compute_claim(ctx):
     ctx.record(
         "claim-check",
         {"claimed_flops": claimed, "model": result.model, "tokens": tokens},
-        {"flops_6nd": result.flops_6nd, "model_flops": result.model_flops, "ratio": round(ratio, 3), "off_by": round(off, 2), "verdict": verdict},
+        {"flops_6nd": result.flops_6nd, "model_flops": result.model_flops, "ratio": ratio, "off_by": round(off, 2), "verdict": verdict},
     )
     values = {
         "model": name,

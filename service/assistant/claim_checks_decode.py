@@ -51,7 +51,7 @@ def rate_finding(ctx, gpu, row, verdict: str, claimed_ms: float, model_name: str
             "ceiling_tokens_per_s": ceiling,
             "typical_tokens_per_s": typical,
             "bandwidth_gbps": gpu.memory_bandwidth_gbps * r.gpus,
-            "gap": round(claimed / ceiling, 3),
+            "gap": claimed / ceiling,
             "verdict": verdict,
         },
     )
@@ -92,7 +92,7 @@ def _quantised(ctx, r, gpu, claimed: float) -> list[tuple[bool, str]]:
     ctx.record(
         "decode-floor",
         {"weights": "int4", "bytes_per_token_gb": read_gb, "bandwidth_gbps": gpu.memory_bandwidth_gbps * r.gpus},
-        {"ceiling_tokens_per_s": ceiling, "claimed_over_ceiling": round(claimed / ceiling, 3)},
+        {"ceiling_tokens_per_s": ceiling, "claimed_over_ceiling": claimed / ceiling},
     )
     key = "claim.decode_int4_short" if claimed > ceiling else "claim.decode_int4_reach"
     return [(claimed <= ceiling, say(key, ctx.lang, weights=num(read_gb), ceiling=num(ceiling), claimed=num(claimed), ratio=num(claimed / ceiling)))]
@@ -114,7 +114,7 @@ def _aggregate(ctx, r, gpu, claimed: float) -> list[str]:
     ctx.record(
         "decode-aggregate",
         {"concurrency": busy.concurrency, "weights": busy.weights_format},
-        {"aggregate_tokens_per_s": total, "claimed_over_aggregate": round(claimed / total, 3)},
+        {"aggregate_tokens_per_s": total, "claimed_over_aggregate": claimed / total},
     )
     key = "claim.decode_aggregate_ok" if claimed <= total * AGGREGATE_MARGIN else "claim.decode_aggregate_short"
     return [
@@ -168,7 +168,7 @@ def offload_finding(ctx, gpu, claimed_ms: float, model: dict):
             "bandwidth_gbps": (gpu.memory_bandwidth_gbps if tight else gpu.pcie_gbps_per_direction) * gpus,
             "ceiling_tokens_per_s": ceiling,
             "claimed_tokens_per_s": claimed,
-            "gap": round(claimed / ceiling, 3),
+            "gap": claimed / ceiling,
             "verdict": verdict,
         },
     )

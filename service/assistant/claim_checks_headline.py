@@ -87,7 +87,7 @@ def peak_figure(ctx):
         # Parity in training fails on compute alone when the dense rate is far apart; with enough compute, memory and
         # the link still make it true only for jobs that fit one card.
         verdict = "false" if ratio >= 1.2 else "partly_true"
-        output |= {"other": other.id, "other_dense_tflops": other_dense, "dense_ratio": round(ratio, 3)}
+        output |= {"other": other.id, "other_dense_tflops": other_dense, "dense_ratio": ratio}
         lead_tail = say(
             "claim.peak_compare",
             lang,

@@ -64,7 +64,7 @@ def busbw_claim(ctx):
             "link_gbps_per_direction": link,
             "expected_busbw_gbps": band.typical,
             "expected_high_gbps": band.high,
-            "claimed_over_expected": round(claimed / band.typical, 3),
+            "claimed_over_expected": claimed / band.typical,
             "verdict": verdict,
         },
     )

@@ -115,7 +115,7 @@ def _gpu_hours(ctx, timing, claimed: float, notes: list[str]):
     ctx.record(
         "claim-check",
         {"claimed_gpu_hours": claimed, "gpu": timing.gpu, "tokens": timing.tokens},
-        {"estimated_gpu_hours": estimate, "ratio": round(ratio, 3), "verdict": verdict},
+        {"estimated_gpu_hours": estimate, "ratio": ratio, "verdict": verdict},
     )
     lead = (
         say("claim.lead", lang, verdict=say(f"claim.verdict.{verdict}", lang))

@@ -35,7 +35,7 @@ def every_workload(ctx):
         "claim-check",
         {"claimed_better": a.id, "than": b.id, "claim": "every workload"},
         {
-            **{f"{k}_ratio": round(r, 3) for k, r in ratios.items()},
+            **{f"{k}_ratio": r for k, r in ratios.items()},
             "claimed_memory_gb": a.memory_gb,
             "other_memory_gb": b.memory_gb,
             "claimed_bandwidth_gbps": a.memory_bandwidth_gbps,
@@ -107,8 +107,8 @@ def generation_points(ctx, gpus: list[str]) -> list[str]:
         "slow_fp8_tflops": slow_fp8,
         "fast_sparse_fp8_tflops": sparse,
         "slow_bf16_tflops": slow_bf16,
-        "bf16_ratio": round(compute_ratio, 3),
-        "bandwidth_ratio": round(bw_ratio, 3),
+        "bf16_ratio": compute_ratio,
+        "bandwidth_ratio": bw_ratio,
     }
     points = []
     if slow_fp8:
