@@ -178,7 +178,7 @@ def _speedup(ctx) -> Finding:
         # Peak ratios bound end-to-end gains from above: claiming the whole paper ratio is overstated.
         verdict = "optimistic" if claimed >= ratio * 0.9 else "plausible" if claimed >= 0.5 * ratio else "conservative"
         ctx.record("claim-check", {"gpu": spec.id, "claimed_speedup": claimed, "fast": fast, "slow": slow},
-                   {"fast_dense_tflops": fast_tf, "slow_dense_tflops": slow_tf, "ratio": round(ratio, 3), "verdict": verdict})
+                   {"fast_dense_tflops": fast_tf, "slow_dense_tflops": slow_tf, "ratio": ratio, "verdict": verdict})
         lead = say("claim.lead", lang, verdict=say(f"claim.verdict.{verdict}", lang)) + " " + say(
             "claim.precision_ratio", lang, gpu=spec.name, fast=fast.upper(), slow=slow.upper(), fast_tf=num(fast_tf), slow_tf=num(slow_tf), ratio=num(ratio))
         return Finding("speedup", verdict, lead, [_end_to_end(ctx, ratio, fast, slow)], topics=["claims", "precision"])
@@ -193,7 +193,7 @@ def _speedup(ctx) -> Finding:
     if parity and compute_ratio >= PARITY_FALSE_ABOVE:
         return _parity(ctx, fast, slow, prec, compute_ratio, bw_ratio)
     ctx.record("claim-check", {"fast": fast.id, "slow": slow.id, "precision": prec, "claimed_speedup": claimed},
-               {"compute_ratio": round(compute_ratio, 3), "bandwidth_ratio": round(bw_ratio, 3), "verdict": verdict,
+               {"compute_ratio": compute_ratio, "bandwidth_ratio": bw_ratio, "verdict": verdict,
                 "fast_dense_tflops": fast.dense_tflops(prec), "slow_dense_tflops": slow.dense_tflops(prec),
                 "fast_memory_gb": fast.memory_gb, "slow_memory_gb": slow.memory_gb})
     key = {"optimistic": "claim.speedup_claim_over", "plausible": "claim.speedup_claim_within", "conservative": "claim.speedup_claim_under"}[verdict]
@@ -216,7 +216,15 @@ def _network(ctx) -> Finding:
     if not (s.gpus or s.nodes):
         notes.append(_assumed(lang, "8 nodes × 8 GPUs", "8 台 × 8 卡"))
     model = {"model": s.model, "params_b": None if s.model else s.params_b}
-    payload = {**model, "gpu": gpu, "gpus": max(gpus, 16), "gpus_per_node": 8, "inter_fabric": fabric}
+    message = dict(model)
+    if s.method in ("lora", "qlora"):
+        # LoRA and QLoRA all-reduce only the adapters' gradients: the frozen base sends nothing between nodes.
+        memory = ctx.run("training-memory", {**model, "method": s.method, "gpu": gpu, "gpus": 1})
+        adapters = next(st.value for st in memory.work.steps if st.name == "lora.trainable_params")
+        message = {"size_mb": adapters * 2 / 1e6}
+        notes.append(say("claim.network_adapters_only", lang, method=s.method.upper() if s.method == "qlora" else "LoRA", params=big(adapters, lang),
+                         mb=num(adapters * 2 / 1e6)))
+    payload = {**message, "gpu": gpu, "gpus": max(gpus, 16), "gpus_per_node": 8, "inter_fabric": fabric}
     if per_node_gbit:
         payload["nic_gbps_per_gpu"] = per_node_gbit / 8
         notes.append(_assumed(lang, f"one {per_node_gbit} Gb/s NIC per 8-GPU node", f"每台 8 卡服务器一块 {per_node_gbit} Gb/s 网卡"))
@@ -224,12 +232,12 @@ def _network(ctx) -> Finding:
     step = ctx.run("training-time", {**model, "tokens": TOKENS_PER_STEP, "gpu": gpu, "gpus": max(gpus, 16)})
     compute_s, comm_s = step.hours.typical * 3600, comm.total_ms / 1000
     share = comm_s / (comm_s + compute_s)
-    ideal = ctx.run("allreduce", {**model, "gpu": gpu, "gpus": max(gpus, 16), "gpus_per_node": 8, "inter_fabric": "infiniband-ndr"})
+    ideal = ctx.run("allreduce", {**message, "gpu": gpu, "gpus": max(gpus, 16), "gpus_per_node": 8, "inter_fabric": "infiniband-ndr"})
     ideal_s = ideal.total_ms / 1000
     verdict = "insufficient" if share > 0.3 else "sufficient"
     ctx.record("claim-check", {"inter_fabric": fabric, "tokens_per_step": TOKENS_PER_STEP},
-               {"allreduce_s": comm_s, "compute_s_per_step": compute_s, "comm_share": round(share, 4), "verdict": verdict,
-                "infiniband_ndr_allreduce_s": ideal_s, "infiniband_ndr_share": round(ideal_s / (ideal_s + compute_s), 4)})
+               {"allreduce_s": comm_s, "compute_s_per_step": compute_s, "comm_share": share, "verdict": verdict,
+                "infiniband_ndr_allreduce_s": ideal_s, "infiniband_ndr_share": ideal_s / (ideal_s + compute_s)})
     model_name = ctx.catalog.models[s.model].name if s.model in ctx.catalog.models else f"{num(s.params_b or 0)}B"
     lead = say("claim.lead", lang, verdict=say(f"claim.verdict.{verdict}", lang)) + " " + say(
         "claim.network_lead", lang, fabric=comm.fabric, model=model_name, comm_s=num(comm_s), compute_s=num(compute_s),
@@ -260,7 +268,7 @@ def _throughput(ctx) -> Finding:
     ratio = claimed / estimate
     verdict = "not_credible" if ratio >= 3 else "optimistic" if ratio >= 1.5 else "plausible"
     ctx.record("claim-check", {"claimed": claimed, "unit": unit, "gpu": gpu, "gpus": gpus},
-               {"estimated": estimate, "ratio": round(ratio, 3), "verdict": verdict})
+               {"estimated": estimate, "ratio": ratio, "verdict": verdict})
     name = ctx.catalog.gpus[gpu].name
     lead = say("claim.lead", lang, verdict=say(f"claim.verdict.{verdict}", lang)) + " " + say(
         "claim.throughput_lead", lang, gpus=gpus, gpu=name, estimate=f"{num(estimate)} {unit}", claimed=f"{num(claimed)} {unit}", ratio=num(ratio))
@@ -303,8 +311,8 @@ def _parity(ctx, fast, slow, prec: str, compute_ratio: float, bw_ratio: float) -
     lang = ctx.lang
     fast_tf, slow_tf = fast.dense_tflops(prec), slow.dense_tflops(prec)
     ctx.record("claim-check", {"fast": fast.id, "slow": slow.id, "precision": prec, "claimed_speedup": 1.0},
-               {"fast_dense_tflops": fast_tf, "slow_dense_tflops": slow_tf, "compute_ratio": round(compute_ratio, 3),
-                "bandwidth_ratio": round(bw_ratio, 3), "fast_bandwidth_gbps": fast.memory_bandwidth_gbps,
+               {"fast_dense_tflops": fast_tf, "slow_dense_tflops": slow_tf, "compute_ratio": compute_ratio,
+                "bandwidth_ratio": bw_ratio, "fast_bandwidth_gbps": fast.memory_bandwidth_gbps,
                 "slow_bandwidth_gbps": slow.memory_bandwidth_gbps, "verdict": "false"})
     compute = say("claim_advice.parity", lang, fast=fast.name, slow=slow.name, precision=prec.upper(), fast_tf=num(fast_tf, 4),
                   slow_tf=num(slow_tf, 4), ratio=num(compute_ratio))
@@ -338,8 +346,8 @@ def _ordering(ctx) -> Finding:
     verdict = "true" if ahead_compute and bw_ratio >= 0.8 else "partly_true" if ahead_compute or ahead_bw or compute_ratio > 0.95 else "false"
     ctx.record("claim-check", {"claimed_faster": claimed.id, "than": other.id, "precision": prec},
                {"claimed_dense_tflops": claimed.dense_tflops(prec), "other_dense_tflops": other.dense_tflops(prec),
-                "compute_ratio": round(compute_ratio, 3), "claimed_bandwidth_gbps": claimed.memory_bandwidth_gbps,
-                "other_bandwidth_gbps": other.memory_bandwidth_gbps, "bandwidth_ratio": round(bw_ratio, 3), "verdict": verdict})
+                "compute_ratio": compute_ratio, "claimed_bandwidth_gbps": claimed.memory_bandwidth_gbps,
+                "other_bandwidth_gbps": other.memory_bandwidth_gbps, "bandwidth_ratio": bw_ratio, "verdict": verdict})
     lead = say("claim.lead", lang, verdict=say(f"claim.verdict.{verdict}", lang)) + " " + say(
         "claim_advice.ordering", lang, claimed=claimed.name, other=other.name, precision=prec.upper(), claimed_tf=num(claimed.dense_tflops(prec), 4),
         other_tf=num(other.dense_tflops(prec), 4), compute_ratio=num(compute_ratio), claimed_bw=num(claimed.memory_bandwidth_gbps),
@@ -382,13 +390,13 @@ def _supports(catalog: Catalog, gpu_id: str, precision: str) -> bool:
 def _fabric(text: str) -> tuple[str, int | None]:
     """(inter_fabric, NIC Gb/s per node when the text names one link for the node)."""
     lowered = text.lower()
-    speed = next((int(m.group(1)) for m in LINK_GBIT.finditer(lowered) if int(m.group(1)) in (25, 40, 50, 100, 200, 400, 800)), None)
+    speed = next((int(m.group(1)) for m in LINK_GBIT.finditer(lowered) if int(m.group(1)) in (10, 25, 40, 50, 100, 200, 400, 800)), None)
     if re.search(r"infiniband|\bib\b|ib网|ndr|hdr", lowered):
         return ("infiniband-hdr" if "hdr" in lowered or speed == 200 else "infiniband-ndr"), None
     if "roce" in lowered:
         return {100: "roce-100", 200: "roce-200"}.get(speed or 0, "roce-400"), None
-    if speed in (25, 40, 50):
-        return "ethernet-25", speed
+    if speed in (10, 25, 40, 50):
+        return "ethernet-25", speed  # the NIC speed overrides the fabric's per-port figure
     return "ethernet-100", speed or 100
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from service.assistant.compose.fmt import num
+from service.assistant.compose.fmt import link_name, num, pick
 from service.assistant.messages import say
 from service.assistant.spec_facts import export_pair
 
@@ -133,8 +133,8 @@ def export_variant(ctx):
                {"variant_bf16_dense_tflops": tf_v, "base_bf16_dense_tflops": tf_b, "variant_bandwidth_gbps": variant.memory_bandwidth_gbps,
                 "base_bandwidth_gbps": base.memory_bandwidth_gbps, "variant_nvlink_gbps": nv_v, "base_nvlink_gbps": nv_b,
                 "nvlink_ratio": nv_b / nv_v, "verdict": "partly_true"})
-    values = {"variant": variant.name, "base": base.name, "tf": num(tf_v), "bw": num(variant.memory_bandwidth_gbps), "link_v": variant.scale_up.name,
-              "link_b": base.scale_up.name, "nv_v": num(nv_v), "nv_b": num(nv_b), "ratio": num(nv_b / nv_v)}
+    values = {"variant": variant.name, "base": base.name, "tf": num(tf_v), "bw": num(variant.memory_bandwidth_gbps), "link_v": link_name(variant.scale_up.name, lang),
+              "link_b": link_name(base.scale_up.name, lang), "nv_v": num(nv_v), "nv_b": num(nv_b), "ratio": num(nv_b / nv_v)}
     lead = say("claim.lead", lang, verdict=say("claim.verdict.partly_true", lang)) + " " + say("claim_hw.export_lead", lang, **values)
     points = [say("claim_hw.export_same", lang, **values), say("claim_hw.export_slower", lang, **values)]
     results = []
@@ -224,7 +224,7 @@ def feature(ctx):
         spec = catalog.gpus[gpus[0]]
         tflops = spec.dense_tflops(precision)
         ctx.record("claim-check", {"gpu": spec.id, "feature": precision}, {"supported": True, "dense_tflops": tflops, "verdict": "true"})
-        detail = f"{num(tflops)} TFLOPS (dense)"
+        detail = pick(lang, f"{num(tflops)} TFLOPS (dense)", f"{num(tflops)} TFLOPS（稠密）")
         lead = say("claim.lead", lang, verdict=say("claim.verdict.true", lang)) + " " + say(
             "claim.feature_present", lang, gpu=spec.name, arch=spec.architecture, feature=precision.upper(), detail=detail)
         return Finding("feature", "true", lead, topics=["claims", "precision"])
@@ -237,5 +237,5 @@ def feature(ctx):
         return Finding("feature", "false", lead, topics=["claims", "networking"])
     ctx.record("claim-check", {"gpu": spec.id, "feature": "nvlink"}, {"nvlink": True, "bandwidth_gbps_bidir": spec.scale_up.bandwidth_gbps_bidir})
     lead = say("claim.lead", lang, verdict=say("claim.verdict.true", lang)) + " " + say(
-        "claim.nvlink_present", lang, gpu=spec.name, link=spec.scale_up.name, bw=num(spec.scale_up.bandwidth_gbps_bidir))
+        "claim.nvlink_present", lang, gpu=spec.name, link=link_name(spec.scale_up.name, lang), bw=num(spec.scale_up.bandwidth_gbps_bidir))
     return Finding("feature", "true", lead, topics=["claims", "networking"])

@@ -7,6 +7,7 @@ from typing import Any
 
 from service.assistant.slots import Slots
 from service.assistant.understand import INJECTION, Understanding, _ask
+from service.sizing.memory import TrainingMemoryRequest
 
 I = re.IGNORECASE
 WORKLOAD_INTENTS = ("recommend", "sizing", "compare", "cloud_vs_onprem", "claim_check", "preflight", "diagnostics")
@@ -25,7 +26,14 @@ RELATIVE = [
     ("gpus", re.compile(r"(?:卡|gpu|显卡).{0,8}(?:一半|减半|half)|half the (?:gpus|cards)", I), 0.5),
     ("deadline_hours", re.compile(r"(?:时间|期限|deadline|工期).{0,8}(?:一半|减半|half)|half the time|twice as fast|快一倍", I), 0.5),
     ("deadline_hours", re.compile(r"(?:时间|期限|deadline).{0,8}(?:翻倍|double|加倍)|twice as long|double the time", I), 2.0),
+    ("context_len", re.compile(r"(?:上下文|context|序列长度|seq(?:uence)?[ _-]?len\w*)[^，,。;；不]{0,8}(?:翻倍|double|加倍|两倍|x2|×2)|(?:double|twice) the (?:context|sequence)", I), 2.0),
+    ("context_len", re.compile(r"(?:上下文|context|序列长度)[^，,。;；不]{0,8}(?:一半|减半|half)|half the (?:context|sequence)", I), 0.5),
+    ("concurrency", re.compile(r"(?:用户|并发|人数|users|concurren\w*|traffic)[^，,。;；不]{0,8}(?:翻倍|double|加倍|两倍)|(?:double|twice) the (?:users|concurrency|traffic|load)", I), 2.0),
+    ("users", re.compile(r"(?:用户|人数|users)[^，,。;；不]{0,8}(?:翻倍|double|加倍|两倍)|(?:double|twice) the users", I), 2.0),
 ]
+# A relative change to an input the earlier turn left at its default: the default it was sized with.
+# (serving: the inference tool's min(model context, 4096) for the models users name; training: the memory tool's default)
+RELATIVE_BASE = {"context_len": 4096, "seq_len": TrainingMemoryRequest.model_fields["seq_len"].default}
 
 
 def merge(text: str, und: Understanding, state: dict[str, Any]) -> Understanding:
@@ -72,8 +80,11 @@ def merge(text: str, und: Understanding, state: dict[str, Any]) -> Understanding
     if merged.get("task") == "inference" and "seq_len" in new and "context_len" not in new:
         merged["context_len"] = merged.pop("seq_len")  # "context is more like 2k" in a serving conversation: the serving context
     for key, pattern, factor in RELATIVE:
-        if pattern.search(text) and merged.get(key):
-            merged[key] = max(1, int(merged[key] * factor)) if key == "gpus" else merged[key] * factor
+        if key == "context_len" and merged.get("task") != "inference":
+            key = "seq_len"  # "上下文翻倍" in a training conversation: the training sequence length
+        base = merged.get(key) or RELATIVE_BASE.get(key)
+        if pattern.search(text) and base:
+            merged[key] = max(1, int(base * factor)) if key in ("gpus", "context_len", "seq_len", "concurrency", "users") else base * factor
     intent, new_ask = und.intent, und.ask
     # "如果换成 H100 呢" / "what if the budget were half" change one input of the workload being sized:
     # it is still that sizing question, not a comparison of one GPU or a rent-or-buy question.

@@ -11,6 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from service.assistant.ownership_readers import ownership_figures
 from service.assistant.numbers import ARABIC, BIG, CN_NUMERAL, parse_number
 from service.assistant.slot_readers import EN_COUNT, EN_COUNTS, card_by_memory, size_after_name, storage_write_gbps, users_in
 from service.assistant.slot_readers import optimizer as read_optimizer
@@ -67,6 +68,11 @@ class Slots(BaseModel):
     storage_write_gbps: float | None = None  # "our NFS writes ~200 MB/s": where checkpoints go, GB/s
     users: int | None = None  # "2,000 daily active users", "日活两万": a user count (how many are in flight is the caller's assumption)
     optimizer: Literal["adamw-8bit", "adafactor", "sgd-momentum"] | None = None  # "with 8-bit Adam": the training-memory tool's optimizer
+    # An ownership decision's own figures, in `currency`: the purchase price, running costs a month, depreciation years.
+    capex: float | None = None
+    capex_per_gpu: float | None = None
+    opex_per_month: float | None = None
+    depreciation_years: float | None = None
 
     def stated(self) -> dict:
         return self.model_dump(exclude_none=True)
@@ -130,6 +136,8 @@ def extract_slots(text: str, catalog: Catalog) -> Slots:
         if currency:
             slots["currency"] = currency
         mask(start, end)
+    for key, value in ownership_figures(masked, mask).items():
+        slots.setdefault(key, value)
     gpus = find_all(names.gpu, masked)
     if gpus:
         slots["gpu"] = gpus[0][0]
@@ -168,7 +176,8 @@ def extract_slots(text: str, catalog: Catalog) -> Slots:
         slots["task"] = "fine-tune"
     elif re.search(r"推理|serving|\bserve\b|inference|在线服务|上线服务|部署.{0,6}(?:服务|api)|\bqps\b|并发|concurren|tokens?/s|tok/s|解码|decode|"
                    r"\brag\b|req(?:uest)?s?\s*(?:/|per|a)\s*(?:s|sec|second)\b|\brps\b|每秒.{0,4}请求|\bttft\b|首字延迟|"
-                   r"助手|assistant|copilot|chatbot|客服|\d+\s*(?:个|名|位)?人(?:在)?用", lowered):
+                   r"助手|assistant|copilot|chatbot|客服|\d+\s*(?:个|名|位)?人(?:在)?用|同时(?:跑|处理|服务|支持)几|how many (?:concurrent|simultaneous|parallel)|"
+                   r"how many (?:sequences|requests) (?:at once|in parallel|concurrently)", lowered):
         slots["task"] = "inference"
     if "method" in slots and "task" not in slots:
         slots["task"] = "fine-tune"
@@ -267,13 +276,14 @@ def _gpu_counts(text: str, gpus: list[tuple[str, int, int]]) -> dict:
             return {"nodes": int(node_count), "gpus": int(node_count * per)}
     nodes = re.search(rf"{NUM}\s*(?:台|个|组)\s*[^，。,.;；?？]{{0,16}}?(?:节点|服务器|机器)", text) \
         or re.search(rf"{NUM}\s*(?:-|\s)?(?:节点|nodes?|servers?|machines?|hosts?)(?![a-z])", text, I)
-    if nodes:
-        node_count = _num(nodes.group(1))
-        if node_count:
-            out["nodes"] = int(node_count)
-            # "64台8卡H100服务器" / "64 nodes of 8x H100": GPUs = nodes × GPUs per node (8 when unstated).
-            out["gpus"] = int(node_count * (count or 8))
-            return out
+    words = re.search(rf"{EN_COUNT}\s+(?:nodes?|servers?|machines?|hosts?)(?![a-z])", text, I)  # "two H100 nodes" (name masked)
+    node_count = (_num(nodes.group(1)) if nodes else None) or (EN_COUNTS[words.group(1).lower()] if words else None)
+    if node_count:
+        out["nodes"] = int(node_count)
+        # "64台8卡H100服务器" / "64 nodes of 8x H100": GPUs = nodes × GPUs per node (8 when unstated).
+        per_node = None if words and not nodes and count == node_count else count  # "two H100 nodes": one "two", read twice
+        out["gpus"] = int(node_count * (per_node or 8))
+        return out
     if count:
         out["gpus"] = int(count)
     return out
@@ -286,10 +296,10 @@ def _bare_count(text: str) -> dict:
         return {"nodes": int(_num(pair.group(1))), "gpus": int(_num(pair.group(1)) * _num(pair.group(2)))}
     # "8 nodes", "4台机器", "两台服务器" with no GPU named: HGX-class nodes of eight GPUs, as _gpu_counts assumes.
     nodes = re.search(rf"{NUM}\s*(?:台|个)\s*(?:节点|服务器|机器)|{NUM}\s*(?:-|\s)?(?:nodes?|servers?)(?![a-z])", text, I)
-    if nodes:
-        node_count = _num(nodes.group(1) or nodes.group(2))
-        if node_count and node_count < 1e4:
-            return {"nodes": int(node_count), "gpus": int(node_count * 8)}
+    words = re.search(rf"{EN_COUNT}\s+(?:nodes?|servers?|machines?|hosts?)(?![a-z])", text, I)  # "between two nodes"
+    node_count = (_num(nodes.group(1) or nodes.group(2)) if nodes else None) or (EN_COUNTS[words.group(1).lower()] if words else None)
+    if node_count and node_count < 1e4:
+        return {"nodes": int(node_count), "gpus": int(node_count * 8)}
     # A masked GPU name leaves a run of spaces: "single H100" reads "single     ".
     single = re.search(r"单卡|单张|一张卡|一块卡|一张\s{2,}|\bsingle\s+(?:gpu|card)s?\b|\bsingle\s{3,}|\bone (?:gpu|card)\b", text, I)
     m = re.search(rf"{NUM}\s*(?:张|块)\s*(?:gpu|卡|显卡)?|{NUM}\s*(?:x\s*)?(?:gpus|cards)\b|{NUM}[\s-]*(?:gpu|card)(?=\s+(?:[a-z-]+\s+){{0,2}}(?:cluster|node|server|box|machine|setup|rig|system)s?\b)|{NUM}\s*卡(?!时)", text, I)
@@ -305,12 +315,14 @@ def _bare_count(text: str) -> dict:
 
 
 _SEQ_PATTERNS = [
-    rf"(?:序列长度|上下文(?:长度|窗口)?|seq(?:uence)?(?:[\s_-]*len(?:gth)?)?|context(?:[\s_-]*(?:length|window|len))?|max[\s_-]*len(?:gth)?)\s*(?:为|是|=|:|：|of|to|开到|设为|设成|调到|到|is)?\s*(?:more like|closer to|about|around|roughly|only|~|大概|大约|约)?\s*{NUM}\s*([kK])?",
+    rf"(?:序列长度|上下文(?:长度|窗口)?|seq(?:uence)?(?:[\s_-]*len(?:gth)?)?|context(?:[\s_-]*(?:length|window|len))?|max[\s_-]*len(?:gth)?)\s*(?:为|是|=|:|：|of|to|开到|设为|设成|调到|到|is)?\s*(?:more like|closer to|about|around|roughly|only|~|大概|大约|约)?\s*{NUM}\s*(万|[kK])?",
     rf"{NUM}\s*([kK])?\s*-?\s*tokens?\s+(?:context|window|requests?|sequences?|prompts?)",
     rf"(?:samples?|examples?|条)\s*[x×*]\s*{NUM}\s*([kK])?\s*(?:tokens?)",
     rf"每条(?:样本|数据)?(?:约|大约|平均)?\s*{NUM}\s*([kK])?\s*(?:个)?\s*tokens?",
     rf"{NUM}\s*([kK])?\s*tokens?\s*(?:each|per (?:sample|example|sequence|request)|一条|每条|/条|长)",
     rf"{NUM}\s*([kK])\s*(?:的)?\s*(?:context|上下文|长度|序列)",
+    # "80,000 samples, avg 3,000 tokens", "平均每条 2k token": a length per sample, not the dataset's tokens
+    rf"(?:avg|average|mean|平均|平均每条|平均长度)\s*(?:of|是|为|约|大约|~|:|：)?\s*(?:about|around|~)?\s*{NUM}\s*([kK])?\s*(?:个)?\s*tokens?",
 ]
 
 
@@ -320,7 +332,7 @@ def _sequence(text: str, task: str | None) -> dict:
         if m:
             value = _num(m.group(1))
             if value:
-                value *= 1024 if m.group(2) else 1
+                value *= {"万": 10_000}.get(m.group(2) or "", 1024 if m.group(2) else 1)  # "3.2万" tokens, "8k"
                 key = "context_len" if task == "inference" else "seq_len"
                 return {key: int(value)}
     return {}

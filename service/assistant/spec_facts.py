@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 
 from service.assistant import cues
-from service.assistant.compose.fmt import num
+from service.assistant.compose.fmt import link_name, num
 from service.assistant.messages import say
 from service.catalog import Catalog
 from service.catalog.models import GpuSpec
@@ -81,7 +81,7 @@ def _nvlink(g: GpuSpec, lang: str) -> list[Fact]:
                      g.pcie_gbps_per_direction, "GB/s")]
     link = g.scale_up
     return [Fact("nvlink", say("spec.scale_up", lang),
-                 say("spec.scale_up_value", lang, name=link.name, bidir=num(link.bandwidth_gbps_bidir), bidir_tb=num(link.bandwidth_gbps_bidir / 1000),
+                 say("spec.scale_up_value", lang, name=link_name(link.name, lang), bidir=num(link.bandwidth_gbps_bidir), bidir_tb=num(link.bandwidth_gbps_bidir / 1000),
                      per_dir=num(link.bandwidth_gbps_per_direction),
                      gpus=link.max_gpus), link.bandwidth_gbps_bidir, "GB/s")]
 

@@ -81,3 +81,9 @@ def gib(x: float) -> str:
 
 def pick(lang: str, en: str, zh: str) -> str:
     return zh if lang == "zh" else en
+
+
+def link_name(name: str, lang: str) -> str:
+    """A GPU link's catalog name for the answer's language: a Chinese answer drops the English gloss
+    ("NVLink bridge (3rd gen, pairs of cards)" -> "NVLink bridge"); product names stay as they are."""
+    return name.split(" (")[0] if lang == "zh" else name

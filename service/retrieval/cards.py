@@ -55,6 +55,8 @@ CARD_QUESTIONS: dict[str, tuple[str, ...]] = {
     "价格": ("{name} 每小时多少钱？", "{name} 按需和竞价价格", "{name} 每卡每小时价格"),
 }  # fmt: skip
 FORM_FACTORS = {"sxm": "SXM", "pcie": "PCIe", "oam": "OAM", "mezzanine": "mezzanine", "nvl": "NVL"}
+FORM_FACTORS_ZH = {**FORM_FACTORS, "mezzanine": "夹层板"}
+CONFIDENCE_ZH = {"high": "高", "medium": "中", "low": "低"}
 
 
 def gpu_card_id(gpu: GpuSpec) -> str:
@@ -174,8 +176,8 @@ def _gpu_en(gpu: GpuSpec, instances: list[InstanceType]) -> Iterator[str]:
 def _gpu_zh(gpu: GpuSpec, instances: list[InstanceType]) -> Iterator[str]:
     name = _gpu_name(gpu)
     use = "面向训练的数据中心 GPU" if gpu.training_class == "datacenter" else "入门级 GPU，主要用于推理和轻量微调"
-    yield f"{name}{_also(gpu.aliases, False)}是{VENDORS[gpu.vendor][1]}的{use}，{gpu.architecture} 架构，{FORM_FACTORS[gpu.form_factor]} 形态。"
-    yield f"数据核对日期 {gpu.checked.isoformat()}，可信度 {gpu.confidence}。"
+    yield f"{name}{_also(gpu.aliases, False)}是{VENDORS[gpu.vendor][1]}的{use}，{gpu.architecture} 架构，{FORM_FACTORS_ZH[gpu.form_factor]} 形态。"
+    yield f"数据核对日期 {gpu.checked.isoformat()}，可信度{CONFIDENCE_ZH.get(gpu.confidence, gpu.confidence)}。"
     yield "\n## 显存\n"
     yield f"- 显存容量：{_num(gpu.memory_gb)} GB {gpu.memory_type}。"
     yield f"- 显存带宽：{_num(gpu.memory_bandwidth_gbps)} GB/s（{_num(gpu.memory_bandwidth_gbps / 1000)} TB/s）。"
@@ -200,7 +202,8 @@ def _gpu_zh(gpu: GpuSpec, instances: list[InstanceType]) -> Iterator[str]:
     if gpu.scale_up:
         link = gpu.scale_up
         yield (
-            f"- GPU 间互联：{link.name}，每卡双向合计 {_num(link.bandwidth_gbps_bidir)} GB/s"
+            # The product name without its English gloss ("NVLink bridge (3rd gen, pairs of cards)" -> "NVLink bridge").
+            f"- GPU 间互联：{link.name.split(' (')[0]}，每卡双向合计 {_num(link.bandwidth_gbps_bidir)} GB/s"
             f"（单向 {_num(link.bandwidth_gbps_per_direction)} GB/s），一个互联域最多 {link.max_gpus} 张卡。"
         )
     else:
@@ -261,7 +264,7 @@ def _inst_zh(inst: InstanceType, gpu: GpuSpec) -> Iterator[str]:
         f"{_inst_name(inst, zh=True)}{_also(inst.aliases, False)}是{PROVIDERS[inst.provider][1]}的云实例类型，"
         f"配备 {inst.gpu_count} 张 {_gpu_name(gpu)} GPU（共 {total_memory} GB 显存）。"
     )
-    yield f"数据核对日期 {inst.checked.isoformat()}，可信度 {inst.confidence}。"
+    yield f"数据核对日期 {inst.checked.isoformat()}，可信度{CONFIDENCE_ZH.get(inst.confidence, inst.confidence)}。"
     yield "\n## 硬件配置\n"
     yield f"- GPU：{inst.gpu_count} 张 {_gpu_name(gpu)}，每张 {_num(gpu.memory_gb)} GB 显存。"
     yield f"- CPU：{inst.vcpus} 个 vCPU。"

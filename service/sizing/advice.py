@@ -14,7 +14,12 @@ if TYPE_CHECKING:
 
 
 def warn_bottlenecks(cand: _Candidate, config: Configuration, req: Workload, ledger: Ledger) -> None:
-    if cand.gpus > 1 and cand.gpu.scale_up is None:
+    if cand.gpus > 1 and cand.gpu.scale_up is None and req.task == "inference":
+        ledger.warn("pcie_only", f"{cand.gpu.name} has no NVLink: tensor-parallel traffic between its {cand.gpus} GPUs goes over PCIe and adds "
+                    "latency to every token; fewer GPUs per replica (quantised weights, more replicas) usually serve faster.",
+                    f"{cand.gpu.name} 没有 NVLink：{cand.gpus} 张卡之间的张量并行通信走 PCIe，每个 token 都会多一些延迟；"
+                    "每个副本用更少的卡（量化权重、多副本）通常更快。")
+    elif cand.gpus > 1 and cand.gpu.scale_up is None:
         ledger.warn("pcie_only", f"{cand.gpu.name} has no NVLink: gradient and ZeRO traffic between its {cand.gpus} GPUs goes over PCIe and will limit scaling.",
                     f"{cand.gpu.name} 没有 NVLink：{cand.gpus} 张卡之间的梯度与 ZeRO 通信走 PCIe，会限制扩展效率。")
     inst = config.instance

@@ -205,7 +205,11 @@ class BreakEvenRequest(SizingRequest):
     gpu: str = Field(min_length=1, max_length=80)
     gpus: int = Field(default=8, ge=1, le=1_000_000)
     utilization: float = Field(default=0.6, ge=0.01, le=1, description="fraction of the year the GPUs do useful work")
-    capex_per_gpu: float | None = Field(default=None, ge=1, le=10_000_000, description="USD per GPU including its share of server, network and storage")
+    capex_per_gpu: float | None = Field(default=None, ge=1, le=10_000_000, description="per GPU including its share of server, network and storage, in capex_currency")
+    capex_total: float | None = Field(default=None, ge=1, le=100_000_000_000, description="the quoted price of all the GPUs with their servers, in capex_currency; replaces capex_per_gpu")
+    capex_currency: Currency = Field(default="USD", description="currency of capex_per_gpu / capex_total")
+    opex_per_month: float | None = Field(default=None, ge=0, le=10_000_000_000, description="running costs a month (power, cooling, operations), in opex_currency; replaces the power and ops estimates")
+    opex_currency: Currency = Field(default="USD", description="currency of opex_per_month")
     years: float = Field(default=4.0, ge=0.1, le=15, description="depreciation period")
     power_price_kwh: float = Field(default=0.10, ge=0.001, le=10, description="USD per kWh")
     pue: float = Field(default=1.58, ge=1, le=4)
@@ -233,6 +237,13 @@ class BreakEvenResult(SizingResult):
     cheaper: Literal["cloud", "on-prem"]
 
 
+def _in_usd(ledger: Ledger, step: str, name: str, value: float, currency: str, fx: float) -> float:
+    """A figure the user quoted in yuan, as the USD the break-even computes in (a recorded step)."""
+    if currency == "USD":
+        return value
+    return ledger.step(step, f"{name} / fx_cny_per_usd", convert(value, currency, "USD", fx), "USD")
+
+
 def break_even(req: BreakEvenRequest, catalog: Catalog) -> BreakEvenResult:
     ledger = Ledger()
     gpu = catalog.gpu(req.gpu)
@@ -241,23 +252,41 @@ def break_even(req: BreakEvenRequest, catalog: Catalog) -> BreakEvenResult:
     util = ledger.field(req, "utilization", "", "a busy shared cluster; 0.8+ is where on-prem usually wins")
     currency = ledger.field(req, "currency")
     fx = req.fx_cny_per_usd
-    if currency == "CNY" or (req.cloud_price_per_gpu_hour is not None and req.cloud_price_currency == "CNY"):
+    quoted_in_cny = {req.cloud_price_currency if req.cloud_price_per_gpu_hour is not None else "USD",
+                     req.capex_currency if {"capex_total", "capex_per_gpu"} & req.model_fields_set else "USD",
+                     req.opex_currency if req.opex_per_month is not None else "USD"}
+    if currency == "CNY" or "CNY" in quoted_in_cny:
         ledger.field(req, "fx_cny_per_usd", "CNY/USD", "approximate 2026 rate")
-    if req.capex_per_gpu is not None:
-        capex_gpu = ledger.given("capex_per_gpu", req.capex_per_gpu, "USD")
+    if req.capex_total is not None:
+        total = ledger.given("capex_total", req.capex_total, req.capex_currency)
+        capex = _in_usd(ledger, "onprem.capex", "capex_total", total, req.capex_currency, fx)
     else:
-        capex_gpu = ledger.default("capex_per_gpu", CAPEX_PER_GPU_USD.get(gpu.id, 20_000), "USD", "rough street price incl. server share; replace with your quote")
-        ledger.warn("capex_assumed", "Capex is a rough default, not a quote: give your quoted price per GPU for a real comparison.",
-                    "资本支出使用的是粗略默认值而非报价：告诉我每张卡的实际报价即可得到可靠的比较。", "info")
+        if req.capex_per_gpu is not None:
+            capex_gpu = ledger.given("capex_per_gpu", req.capex_per_gpu, req.capex_currency)
+            capex_gpu = _in_usd(ledger, "capex_per_gpu_usd", "capex_per_gpu", capex_gpu, req.capex_currency, fx)
+        else:
+            capex_gpu = ledger.default("capex_per_gpu", CAPEX_PER_GPU_USD.get(gpu.id, 20_000), "USD", "rough street price incl. server share; replace with your quote")
+            ledger.warn("capex_assumed", "Capex is a rough default, not a quote: give your quoted price per GPU for a real comparison.",
+                        "资本支出使用的是粗略默认值而非报价：告诉我每张卡的实际报价即可得到可靠的比较。", "info")
+        capex = ledger.step("onprem.capex", "capex_per_gpu·gpus", capex_gpu * gpus, "USD")
     years = ledger.field(req, "years", "years", "typical GPU depreciation")
-    kwh_price = ledger.field(req, "power_price_kwh", "USD/kWh", "assumption; set your tariff")
-    pue = ledger.field(req, "pue", "", "Uptime Institute 2023 average")
-    factor = ledger.field(req, "system_power_factor", "x", "DGX H100: 10.2 kW max for 8 x 700 W GPUs")
-    ops = ledger.field(req, "ops_fraction", "", "assumption: staff, space, support contracts")
-    capex = ledger.step("onprem.capex", "capex_per_gpu·gpus", capex_gpu * gpus, "USD")
-    power_kw = gpu.tdp_w * factor * gpus / 1000
-    energy = ledger.step("onprem.energy_per_year", "TDP·factor·gpus·PUE·8760·utilization·$/kWh", power_kw * pue * HOURS_PER_YEAR * util * kwh_price, "USD")
-    onprem = ledger.step("onprem.yearly", "capex/years + energy + ops·capex", capex / years + energy + ops * capex, "USD")
+    if req.opex_per_month is not None:
+        # The user's own running costs replace the power and operations estimates (and do not scale with utilisation:
+        # the staff, the colocation and an idle server's power are paid either way).
+        month = ledger.given("opex_per_month", req.opex_per_month, req.opex_currency)
+        month = _in_usd(ledger, "opex_per_month_usd", "opex_per_month", month, req.opex_currency, fx)
+        running = ledger.step("onprem.running_per_year", "opex_per_month·12", month * 12, "USD")
+        energy, ops_yearly = 0.0, running
+    else:
+        kwh_price = ledger.field(req, "power_price_kwh", "USD/kWh", "assumption; set your tariff")
+        pue = ledger.field(req, "pue", "", "Uptime Institute 2023 average")
+        factor = ledger.field(req, "system_power_factor", "x", "DGX H100: 10.2 kW max for 8 x 700 W GPUs")
+        ops = ledger.field(req, "ops_fraction", "", "assumption: staff, space, support contracts")
+        power_kw = gpu.tdp_w * factor * gpus / 1000
+        energy = ledger.step("onprem.energy_per_year", "TDP·factor·gpus·PUE·8760·utilization·$/kWh", power_kw * pue * HOURS_PER_YEAR * util * kwh_price, "USD")
+        ops_yearly = ops * capex
+    onprem = ledger.step("onprem.yearly", "capex/years + running costs" if req.opex_per_month is not None else "capex/years + energy + ops·capex",
+                         capex / years + energy + ops_yearly, "USD")
     if req.cloud_price_per_gpu_hour is not None:
         quoted = ledger.given("cloud_price_per_gpu_hour", req.cloud_price_per_gpu_hour, f"{req.cloud_price_currency}/GPU-h")
         cloud_rate = quoted if req.cloud_price_currency == "USD" else ledger.step(
@@ -270,7 +299,7 @@ def break_even(req: BreakEvenRequest, catalog: Catalog) -> BreakEvenResult:
         cloud_rate = ledger.from_catalog("cloud_price_per_gpu_hour", cheapest.price_per_gpu_hour, "USD/GPU-h", f"{cheapest.instance} ({req.pricing}, {cheapest.as_of})")
     billed = 1.0 if req.pricing == "reserved" else util
     cloud = ledger.step("cloud.yearly", "price·gpus·8760·(utilization if on-demand else 1)", cloud_rate * gpus * HOURS_PER_YEAR * billed, "USD")
-    fixed = capex / years + ops * capex
+    fixed = capex / years + ops_yearly
     energy_per_util = energy / util
     cloud_per_util = cloud_rate * gpus * HOURS_PER_YEAR
     if req.pricing == "reserved":
@@ -280,9 +309,9 @@ def break_even(req: BreakEvenRequest, catalog: Catalog) -> BreakEvenResult:
         break_util = fixed / margin if margin > 0 and fixed / margin <= 1 else None
     if break_util is not None:
         ledger.step("breakeven.utilization", "fixed yearly / (cloud per full year − energy per full year)", break_util, "")
-    monthly_gain = (cloud - energy - ops * capex) / 12
+    monthly_gain = (cloud - energy - ops_yearly) / 12
     months = capex / monthly_gain if monthly_gain > 0 else None
-    for c in (ref.DGX_H100, ref.UPTIME_PUE):
+    for c in (ref.DGX_H100, ref.UPTIME_PUE) if req.opex_per_month is None else ():
         ledger.cite(c.title, c.url)
 
     def cur(x: float) -> float:

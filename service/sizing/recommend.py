@@ -407,6 +407,11 @@ def _explain_miss(priced, deadline, budget, currency, meets, within, speed, chea
                         f"没有方案能控制在 {budget:,.0f} {currency} 的预算内；最便宜的方案约需 {cost.typical:,.0f} {currency}。", "critical")
 
 
+# One node needs no inter-node fabric: the tier's InfiniBand line would be gear the plan never uses.
+SINGLE_NODE_NETWORK = ("One node: no inter-node fabric needed; GPUs talk over the scale-up link below, clients and storage over the "
+                       "data-centre Ethernet (单节点：无需节点间高速网络；卡间走下方的节点内互联，客户端与存储走数据中心以太网)")
+
+
 def _option(label: str, cand: _Candidate, catalog: Catalog, meets: bool | None, within: bool | None) -> Option:
     per_node = cand.price.gpu_count if cand.price is not None else 8
     tier = tier_for(cand.gpus, max(per_node, 8) if cand.gpus > 1 else 8)
@@ -417,7 +422,7 @@ def _option(label: str, cand: _Candidate, catalog: Catalog, meets: bool | None, 
         gpu=cand.gpu.id, gpu_name=cand.gpu.name, gpus=cand.gpus, nodes=nodes, gpus_per_node=min(cand.gpus, per_node if inst else profile.gpus_per_node),
         instance=cand.price, cpu=f"{inst.vcpus} vCPU ({inst.name})" if inst else profile.cpu,
         cpu_cores_per_node=inst.vcpus if inst else profile.cpu_cores_min, ram_gb_per_node=inst.ram_gb if inst else profile.ram_gb,
-        storage=profile.storage, network=(f"{inst.network_gbps:g} Gb/s, RDMA: {inst.rdma}" if inst else profile.network),
+        storage=profile.storage, network=(f"{inst.network_gbps:g} Gb/s, RDMA: {inst.rdma}" if inst else profile.network if nodes > 1 else SINGLE_NODE_NETWORK),
         scale_up=f"{cand.gpu.scale_up.name}, {cand.gpu.scale_up.bandwidth_gbps_bidir:g} GB/s" if cand.gpu.scale_up else f"PCIe Gen{cand.gpu.pcie_gen}",
         precision=cand.precision, sharding=cand.sharding, recompute=cand.recompute,
         per_gpu_memory_gib=sig(cand.per_gpu_bytes / 2**30), gpu_memory_gib=cand.gpu.memory_gb,

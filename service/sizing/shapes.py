@@ -82,7 +82,10 @@ def estimate_shape(params: float) -> ModelShape:
     SwiGLU with ffn = 8/3 h.
     """
     hidden = (params * 128 / 12) ** (1 / 3)
-    hidden = max(256, int(round(hidden / 128)) * 128)
+    # Above 30B the heads are grouped 8 to a KV head, so the head count must divide by 8: a 70B would otherwise get
+    # 71 heads and full multi-head attention, a KV cache about 9x what the GQA models of that size have.
+    step = 1024 if params > 30e9 else 128
+    hidden = max(256, int(round(hidden / step)) * step)
     layers = max(2, int(round(params / (12 * hidden * hidden))))
     heads = max(1, hidden // 128)
     kv_heads = 8 if params > 30e9 and heads % 8 == 0 else heads

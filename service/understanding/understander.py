@@ -37,11 +37,13 @@ W_CUE = 0.15  # per cue word of an intent, at most MAX_CUES counted
 MAX_CUES = 3
 W_DECISIVE = 3.0  # pasted logs, instruction injection: nothing else matters
 W_SPEC = 0.7  # a GPU named with a spec word and no workload
+NOTHING_TO_LOOK_UP = 0.5  # spec's score with no GPU named and no spec word
 W_TWO_GPUS = 0.15
 W_CLAIM_NUMBERS = 0.5  # claim words ("对吧", "a consultant said") about a stated workload: the numbers are the claim
 WORD_ONLY_FACTOR = 0.3  # what is left of the off-topic readings when the only domain evidence is a word
 UNTRUSTED = 0.6  # share of the cascade's weight when the question has no domain evidence
 W_WORKLOAD = 0.1
+WORKLOAD_ASKS = ("tokens", "samples", "deadline_hours", "budget", "concurrency", "users")
 CLOSE_CALL = 0.08  # score gap under which two intents needing different inputs get a clarifying question
 OOD_QUANTILE = 0.02  # the out-of-domain threshold: this quantile of in-domain exemplars' nearest in-domain similarity
 SHOWN_NEIGHBOURS = 5
@@ -299,6 +301,9 @@ class RoutedUnderstander:
             rules.append("instruction injection -> out_of_scope")
         elif rule == "no domain cue":
             pass  # out of scope is decided below, by distance and domain evidence, never by a missing substring
+        elif rule == "default" and (slots.model or slots.params_b) and any(k in slots.stated() for k in WORKLOAD_ASKS):
+            # "部署 72B 给 300 人用，预算 80 万": a model with what it is for; the fall-through to knowledge is no vote.
+            rules.append("cue cascade: no specific cue, but a model with workload numbers (no default vote)")
         else:
             # The cascade's own domain gate matches substrings: without real domain evidence its verdict counts for less.
             trust = 1.0 if evidence.in_domain else UNTRUSTED
@@ -333,6 +338,10 @@ class RoutedUnderstander:
         ):
             scores["spec"] += W_SPEC
             rules.append(f"a GPU named ({slots.gpu}) with a spec word and no workload -> spec")
+        if not (slots.gpu or slots.card_memory_gb or slots.compare_gpus) and "spec" not in evidence.cues:
+            # A spec lookup needs a card to look up: "how much faster is torch.compile" is near spec phrasings, not one.
+            scores["spec"] *= NOTHING_TO_LOOK_UP
+            rules.append("no GPU and no spec word: spec discounted")
         if "claim_check" in evidence.cues and (workload or quantities or slots.gpu) and rule != "claim cue":
             scores["claim_check"] += W_CLAIM_NUMBERS
             rules.append("claim words about a stated workload or GPU -> claim_check")

@@ -90,3 +90,17 @@ def test_message_catalogs_have_the_same_keys_and_placeholders() -> None:
     assert [k for k in en if fields(en[k]) != fields(zh[k])] == []
     assert not [k for k, v in zh.items() if re.search(r"[A-Za-z]{4,}", re.sub(r"\{[^}]*\}|[A-Z0-9][A-Za-z0-9-]*|\w+/s", "", v))
                 and not re.search(r"[\u4e00-\u9fff]", v)]
+
+
+def test_lora_all_reduces_only_the_adapters() -> None:
+    kind, finding, ctx = _run("is 25GbE enough between two nodes for LoRA fine-tuning a 7B?")
+    assert kind == "network" and finding.verdict == "sufficient"
+    comm = next(c for c in ctx.tool_calls if c.tool == "allreduce")
+    assert "size_mb" in comm.input and comm.input["size_mb"] < 200  # adapters, not the 14 GB of a 7B's gradients
+    assert comm.input["gpus"] == 16  # "two nodes" of eight
+
+
+def test_a_10g_link_between_two_nodes_is_read() -> None:
+    kind, finding, ctx = _run("两台机器之间只有 10G 网，全参训 7B 够吗")
+    assert kind == "network" and finding.verdict == "insufficient"
+    assert next(c for c in ctx.tool_calls if c.tool == "allreduce").input["nic_gbps_per_gpu"] == 10 / 8

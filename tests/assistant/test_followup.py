@@ -48,3 +48,11 @@ def test_out_of_scope_turns_keep_the_workload(catalog):
     _, s1 = turn(catalog, "Llama 3 8B QLoRA 微调需要多少显存？", {})
     und, s2 = turn(catalog, "帮我写一首关于秋天的诗", s1)
     assert und.intent == "out_of_scope" and s2 == s1
+
+
+def test_double_the_context_of_a_serving_plan_left_at_its_default(catalog):
+    _, s1 = turn(catalog, "serve Llama 3 8B on one L40S for 20 concurrent users", {})
+    second, s2 = turn(catalog, "double the context?", s1)
+    assert second.intent == "sizing" and second.slots.context_len == 8192 and second.slots.concurrency == 20
+    third, _ = turn(catalog, "上下文不变，并发翻倍呢", s2)
+    assert third.slots.concurrency == 40 and third.slots.context_len == 8192

@@ -179,3 +179,21 @@ def test_a_token_count_in_b_is_data_not_a_model_size(catalog, text, params_b, to
                                                 ("fine-tune on 500M tokens", None)])
 def test_millions_of_parameters(catalog, text, params_b):
     assert extract_slots(text, catalog).params_b == params_b
+
+
+@pytest.mark.parametrize(
+    ("text", "nodes", "gpus"),
+    [("is 25GbE enough between two nodes for a LoRA run", 2, 16), ("two H100 nodes for a 13B", 2, 16), ("2 nodes of 4x A100", 2, 8)],
+)
+def test_node_counts_in_words(text, nodes, gpus) -> None:
+    slots = extract_slots(text, default_catalog())
+    assert (slots.nodes, slots.gpus) == (nodes, gpus)
+
+
+@pytest.mark.parametrize(
+    ("text", "samples", "seq_len"),
+    [("fine-tune on 80,000 samples, avg 3,000 tokens", 80_000, 3_000), ("5万条样本，平均每条 1500 token", 50_000, 1_500)],
+)
+def test_an_average_length_per_sample_is_not_the_datasets_tokens(catalog, text, samples, seq_len) -> None:
+    slots = extract_slots(text, catalog)
+    assert (slots.samples, slots.seq_len, slots.tokens) == (samples, seq_len, None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from service.assistant.compose import fit
-from service.assistant.compose.fmt import big, duration, duration_band, gib, money, money_band, num, pct, pick
+from service.assistant.compose.fmt import big, duration, duration_band, gib, link_name, money, money_band, num, pct, pick
 from service.catalog import Catalog
 from service.contract import (
     Band,
@@ -272,6 +272,12 @@ def _network(text: str, lang: str) -> str:
     return text.replace("RDMA: none", "无 RDMA").replace("RDMA: ", "RDMA：")
 
 
+def _interconnect(text: str, lang: str) -> str:
+    """"NVLink 3 (NVSwitch on HGX A100), 600 GB/s" without its English gloss in a Chinese answer."""
+    link, _, bandwidth = text.rpartition(", ")
+    return f"{link_name(link, lang)}, {bandwidth}" if link else link_name(text, lang)
+
+
 def _band(band) -> Band | None:
     return Band(low=band.low, typical=band.typical, high=band.high) if band is not None else None
 
@@ -295,7 +301,7 @@ def recommendation(r, lang: str, catalog: Catalog) -> Recommendation:
         model_name=model_name(catalog, r.model), gpu=c.gpu, gpu_name=c.gpu_name, gpus=c.gpus, nodes=c.nodes, gpus_per_node=c.gpus_per_node,
         instance=c.instance.name if c.instance else None, instance_provider=c.instance.provider if c.instance else None,
         per_gpu_memory_gib=c.per_gpu_memory_gib, gpu_memory_gib=c.gpu_memory_gib, precision=c.precision, sharding=c.sharding,
-        recompute=c.recompute, strategy=strategy, interconnect=c.scale_up, hours=_band(rec.hours), cost=_band(rec.cost), currency=r.currency,
+        recompute=c.recompute, strategy=strategy, interconnect=_interconnect(c.scale_up, lang), hours=_band(rec.hours), cost=_band(rec.cost), currency=r.currency,
         deployment=r.deployment, deployment_reason=r.deployment_reason_zh if lang == "zh" else r.deployment_reason_en,
         cpu=localized(c.cpu, lang), ram_gb_per_node=c.ram_gb_per_node, storage=localized(c.storage, lang), network=_network(localized(c.network, lang), lang),
         alternatives=options,

@@ -40,6 +40,10 @@ class Draft:
     show_sources: bool = True
 
 
+# Slots whose tool field has another name: a value the user stated keeps its "you" label in the work shown.
+TOOL_FIELD_OF_SLOT = {"yearly_utilization": "utilization", "capex": "capex_total", "depreciation_years": "years"}
+
+
 @dataclass
 class Context:
     text: str
@@ -71,6 +75,7 @@ class Context:
             raise
         # Values the assistant filled in (defaults, assumptions) are not the user's: relabel them.
         stated = set(self.slots.stated()) | {"task" if self.slots.task else "", "method" if self.slots.method else ""}
+        stated |= {field for slot, field in TOOL_FIELD_OF_SLOT.items() if slot in stated}
         result = result.model_copy(update={"work": relabel(result.work, stated, provenance="default", source="assumed by the assistant")})
         self._add(ToolCall(tool=tool, input=clean, output=result.model_dump(mode="json")))
         return result

@@ -21,9 +21,11 @@ from collections.abc import Callable
 from service.assistant import consult
 from service.assistant.compose import fit
 from service.assistant.compose.fmt import big, duration, gib, num, pct
+from service.assistant.handlers.latency_target import concurrency_lead
+from service.assistant.handlers.rl_post_training import rl_setup
 from service.assistant.handlers.base import Context, Draft, model_params, model_ref
 from service.assistant import claim_checks, followup
-from service.assistant.handlers import archetypes, expert_sizing, serving_count, serving_load, slow_card, training_speed
+from service.assistant.handlers import archetypes, expert_sizing, measured_speed, serving_count, serving_load, slow_card, training_speed
 from service.assistant.handlers.compute_optimal import compute_optimal_answer
 from service.assistant.handlers.purchase import purchase_answer
 from service.assistant.handlers.rental import rental_answer
@@ -81,7 +83,7 @@ def consulted(handler: Callable[[Context], Draft]) -> Callable[[Context], Draft]
         ttft = serving_load.ttft_answer(ctx)
         if ttft is not None:
             return ttft  # "TTFT under 2 s for a 32k prompt": a prefill-time question, whatever else the wording asks
-        expert = training_speed.answer(ctx) or serving_count.answer(ctx) or expert_sizing.decode_speed(ctx) or expert_sizing.pretrain_on_gpus(ctx) or expert_sizing.china_serving(ctx)
+        expert = measured_speed.answer(ctx) or training_speed.answer(ctx) or serving_count.answer(ctx) or expert_sizing.decode_speed(ctx) or expert_sizing.pretrain_on_gpus(ctx) or expert_sizing.china_serving(ctx)
         if expert is not None:
             return expert  # one user's tokens/s (bandwidth-bound), or a small pre-training run on the GPUs named
         fit = fit_question(ctx)
@@ -110,6 +112,7 @@ def consulted(handler: Callable[[Context], Draft]) -> Callable[[Context], Draft]
             draft.blocks = [*states, *rest]
         serving_load.finish_plan(ctx, draft)  # a request rate: copies of the plan; a serving plan: quantisation on its card
         archetypes.serve_after_tuning(ctx, draft)  # "fine-tune and serve an 8B": the serving half follows the training plan
+        rl_setup(ctx, draft)  # GRPO, PPO, DPO: the reference, rollout engine and critic beside the policy's plan
         return draft
 
     consult_then.__name__ = getattr(handler, "__name__", "consulted")
@@ -201,6 +204,9 @@ def fit_question(ctx: Context) -> Draft | None:
     rows = [[TableCell(text=label[o.option]), TableCell(text=gib(need(o)), value=need(o)),
              TableCell(text=FIT_WORDS[o.fit][1 if lang == "zh" else 0])] for o in options]
     blocks = [LeadBlock(text=lead), TableBlock(columns=columns, rows=rows), _where_memory_goes(ctx, options[0], label, serving, gpus)]
+    ceiling = concurrency_lead(ctx, best.result) if serving and best is not None else []
+    if ceiling:
+        blocks[0:1] = [LeadBlock(text=ceiling[0].text), ParagraphBlock(text=lead)]  # "能同时跑几条?": the count leads
     if s.card_memory_gb:
         # "24G显存的卡": the catalog card of that size stood in; memory is what decides the fit.
         blocks.insert(1, NoticeBlock(kind="assumption", text=say("consult.stand_in", lang, gb=s.card_memory_gb, gpu=gpu.name)))
@@ -321,7 +327,7 @@ def _steer(ctx: Context) -> list:
     s, lang, text = ctx.slots, ctx.lang, ctx.text
     notes: list = []
     for key, pattern, _ in followup.RELATIVE:
-        if pattern.search(text) and getattr(s, key) is None:
+        if pattern.search(text) and getattr(s, key) is None and not (key == "context_len" and s.seq_len):
             # "如果预算只有一半呢" with no budget on record: nothing to halve; say so instead of repeating silently.
             notes.append(NoticeBlock(kind="info", text=say(f"consult.relative_unset.{key}", lang)))
     stage = consult.stage(text)

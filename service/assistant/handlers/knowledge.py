@@ -26,7 +26,7 @@ def follow_ups_for(ctx: Context, hits: list) -> list[str]:
 
 # Evidence rules whose subject the question's other words drown out in retrieval ("mac studio 192g: llama 3 70b?" finds
 # the Llama documents): the search reads the question together with the subject (messages queries.evidence.<rule>).
-SUBJECT_RULES = ("apple_silicon", "named_formula")
+SUBJECT_RULES = ("apple_silicon", "named_formula", "storage_bandwidth_need")
 
 
 def passages(ctx: Context, question: str, hits: list, *, limit: int | None = None, skip=None, max_points: int | None = None) -> tuple[list, list]:

@@ -26,10 +26,13 @@ BUDGET_SLACK = 1.1  # street prices are rough: a card within 10% of the budget i
 MAX_ROWS = 4
 ASSUMED_PARAMS_B = {"personal": 7.0, "server": 13.0}  # fine-tuning sizes assumed when no model is named (stated in the answer)
 # "自己买卡在家", "for myself at home": a person buying for their own desk, beside market_cues.yaml's `personal`
-AT_HOME = re.compile(r"在家|家里|家用|自己买|自己(?:装|配|攒)|个人|at home|for myself|my own|personal|hobby", re.I)
+# "个人" is "personal" but "10个人" is ten people.
+AT_HOME = re.compile(r"在家|家里|家用|自己买|自己(?:装|配|攒)|(?<![\d几多两一二三四五六七八九十百千\s])个人|at home|for myself|my own|personal|hobby", re.I)
 WANT_CARD = re.compile(r"(?:want|need|looking for)\s+(?:a|an|one)\s+(?:new\s+)?(?:gpu|graphics card|card)|which one\b|想要?(?:一张|块)?(?:显)?卡", re.I)
 # A budget that buys one or two cards is a desktop build: 24 GB consumer cards beat a 16 GB data-centre card at that price.
 DESKTOP_BUDGET_USD = 5_000
+SHARED_BY_A_TEAM = re.compile(r"(?<![a-z])(?:team|lab|group|researchers|students|engineers|shared)(?![a-z])|团队|组里|实验室|课题组|研究组|"
+                              r"\d+\s*(?:个|位|名)?\s*(?:人|同学|研究员|工程师)|\d+\s*(?:people|users|devs|developers)", re.I)
 RUN_WORDS = re.compile(r"\brun(?:ning)?\b|inference|chat with|推理|跑模型|跑大模型|本地跑|部署", re.I)
 SERVE_WORDS = re.compile(r"\bserv(?:e|ing)\b|inference|推理|部署|上线", re.I)
 SIZES = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*b(?![a-z])", re.I)  # "7B到13B", "7B-13B": every model size the buyer named
@@ -108,6 +111,9 @@ def purchase_answer(ctx: Context, *, for_person: bool = False) -> Draft | None:
               NoticeBlock(kind="assumption", text=say("purchase.prices", lang)),
               *([NoticeBlock(kind="assumption", text=say("purchase.assumed_workload", lang, params=num(assumed)))] if assumed else []),
               ParagraphBlock(text=say("purchase.personal" if personal else "purchase.server", lang))]
+    if not personal and SHARED_BY_A_TEAM.search(said):
+        # GPUs bought for a group sit idle or fought over without a scheduler, quotas and shared storage.
+        blocks.append(ParagraphBlock(text=say("purchase_team.shared", lang)))
     if personal:
         blocks[1:1] = _memory_first(ctx, gpu, count, model_ref, currency)
         if RUN_WORDS.search(text):

@@ -16,6 +16,7 @@ from service.assistant.handlers.workload import DEFAULT_GPU, _currency, recommen
 from service.assistant.messages import say
 from service.contract import LeadBlock, NoticeBlock, ParagraphBlock
 from service.errors import InputError
+from service.sizing.cost import DEFAULT_FX_CNY_PER_USD
 
 RENT_NOT_BUY = re.compile(r"不想买|不买|不购置|不自建|without buying|(?:don'?t|do not) (?:want to )?buy|rather rent|which gpus? (?:should|to|do) (?:we|i) rent|"
                           r"租(?:什么|哪|用什么)", re.I)
@@ -99,16 +100,41 @@ def _break_even_blocks(ctx: Context) -> tuple:
     if s.cloud_price_per_gpu_hour:
         # "we rent at $2.5/GPU-hr": the user's rate, in the currency they quoted it in, replaces the catalog's cheapest instance.
         payload |= {"cloud_price_per_gpu_hour": s.cloud_price_per_gpu_hour, "cloud_price_currency": s.currency or _currency(ctx)}
+    # The user's own quote, depreciation period and running costs replace the tool's defaults.
+    quoted_in = s.currency or _currency(ctx)
+    per_gpu = s.capex_per_gpu or (s.capex if s.capex and not s.gpus and _one_card_price(s.capex, quoted_in) else None)
+    if per_gpu:
+        payload |= {"capex_per_gpu": per_gpu, "capex_currency": quoted_in}
+        if not s.capex_per_gpu:
+            # "$25k" with no GPU count: the price of one card, not of eight (a node costs many times that).
+            notes.append(say("rent_or_buy.price_read_per_gpu", ctx.lang, price=money(per_gpu, quoted_in)))
+    elif s.capex:
+        payload |= {"capex_total": s.capex, "capex_currency": quoted_in}
+    if s.opex_per_month is not None:
+        payload |= {"opex_per_month": s.opex_per_month, "opex_currency": quoted_in}
+    if s.depreciation_years:
+        payload["years"] = s.depreciation_years
     result = ctx.run("break-even", payload)
     quoted = [NoticeBlock(kind="info", text=say("workload.user_price", ctx.lang, price=money(result.cloud_price_per_gpu_hour, result.currency)))] \
         if s.cloud_price_per_gpu_hour else []
     return result, [*sizing.blocks(result, ctx.lang, ctx.catalog), _cost_terms(ctx, result), *quoted, *assumptions(notes), *warnings(result.work, ctx.lang)]
 
 
+ONE_CARD_BELOW_USD = 100_000  # a quoted price below this, with no GPU count, is one card's: an 8-GPU server costs more
+
+
+def _one_card_price(value: float, currency: str) -> bool:
+    return value / (DEFAULT_FX_CNY_PER_USD if currency == "CNY" else 1) < ONE_CARD_BELOW_USD
+
+
 def _cost_terms(ctx: Context, result) -> ParagraphBlock:
     """The terms behind the two yearly figures, named as an expert names them (depreciation, power and cooling, operations,
     upfront capex against flexibility and utilisation), with the values the break-even tool used, so the verdict can be checked."""
     used = {i.name: i.value for i in result.work.inputs}
+    if "opex_per_month" in used:
+        terms = say("rent_or_buy.cost_terms_own_running", ctx.lang, capex=money(result.capex, result.currency), years=num(used["years"]),
+                    running=money(used["opex_per_month"], _quoted_currency(result)))
+        return ParagraphBlock(text=("" if ctx.lang == "zh" else " ").join((terms, _flexibility(ctx, result))))
     terms = say(
         "rent_or_buy.cost_terms",
         ctx.lang,
@@ -118,12 +144,19 @@ def _cost_terms(ctx: Context, result) -> ParagraphBlock:
         pue=num(used["pue"]),
         ops=pct(used["ops_fraction"]),
     )
-    flexibility = (
-        say("rent_or_buy.flexibility_never", ctx.lang)
-        if result.break_even_utilization is None
-        else say("rent_or_buy.flexibility", ctx.lang, break_even=pct(result.break_even_utilization))
-    )
-    return ParagraphBlock(text=("" if ctx.lang == "zh" else " ").join((terms, flexibility)))
+    return ParagraphBlock(text=("" if ctx.lang == "zh" else " ").join((terms, _flexibility(ctx, result))))
+
+
+def _flexibility(ctx: Context, result) -> str:
+    if result.break_even_utilization is None:
+        return say("rent_or_buy.flexibility_never", ctx.lang)
+    return say("rent_or_buy.flexibility", ctx.lang, break_even=pct(result.break_even_utilization))
+
+
+def _quoted_currency(result) -> str:
+    """The currency the user quoted their running costs in (the input's unit)."""
+    unit = next(i.unit for i in result.work.inputs if i.name == "opex_per_month")
+    return "CNY" if unit == "CNY" else "USD"
 
 
 def _break_even(ctx: Context) -> Draft:

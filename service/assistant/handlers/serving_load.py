@@ -230,7 +230,10 @@ def serving_options(ctx: Context, result) -> list:
 def finish_plan(ctx: Context, draft: Draft) -> None:
     """After any plan: replicas for a request rate; for a serving plan, the quantisation options on the card chosen
     (and the engine, when the notes did not name it)."""
+    from service.assistant.handlers.latency_target import check_latency_target  # it reads lengths with this module's patterns
+
     replicas_for_throughput(ctx, draft)
+    check_latency_target(ctx, draft)
     _drop_repeats(draft)
     rec = draft.recommendation
     if not rec or rec.get("task") != "inference":

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from service.assistant.compose.fmt import num
+from service.assistant.compose.fmt import link_name, num
 from service.assistant.handlers.base import Context, Draft
 from service.assistant.handlers.knowledge import faq
 from service.assistant.messages import say
@@ -81,7 +81,7 @@ def _export_contrast(ctx: Context, gpu_ids: list[str], attributes: list[str]) ->
     tf = base.dense_tflops("bf16")
     ctx.record("catalog-lookup", {"gpu": base.id, "contrast_with": variant.id},
                {"nvlink_gbps_bidir": base.scale_up.bandwidth_gbps_bidir, "bf16_dense_tflops": tf, "memory_bandwidth_gbps": base.memory_bandwidth_gbps})
-    return ParagraphBlock(text=say("sizing_expert.spec_export_contrast", ctx.lang, base=base.name, link_b=base.scale_up.name,
+    return ParagraphBlock(text=say("sizing_expert.spec_export_contrast", ctx.lang, base=base.name, link_b=link_name(base.scale_up.name, ctx.lang),
                                    nv_b=num(base.scale_up.bandwidth_gbps_bidir), variant=variant.name, nv_v=num(variant.scale_up.bandwidth_gbps_bidir),
                                    tf=num(tf)))
 

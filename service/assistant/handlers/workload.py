@@ -7,6 +7,7 @@ import re
 from service.assistant.compose import fit, sizing
 from service.assistant.compose.fmt import money, num
 from service.assistant.compose.work import assumptions, warnings
+from service.assistant.handlers.latency_target import concurrency_lead, latency_estimate
 from service.assistant.handlers.base import Context, Draft, model_ref
 from service.assistant.handlers import card_capacity, expert_sizing, serving_load
 from service.assistant import consult, cues, followup
@@ -269,6 +270,10 @@ def _inference(ctx: Context) -> Draft:
         extra += fit.remedies(ctx, result, "inference", {**model_ref(ctx), "gpus": s.gpus or 1, "concurrency": s.concurrency or 1,
                                                         "context_len": s.context_len or s.seq_len, "weights": result.weights_format})
     draft.blocks[2:2] = extra
+    estimate = concurrency_lead(ctx, result) or latency_estimate(ctx, result)
+    if estimate and draft.blocks and draft.blocks[0].type == "lead":
+        # "what latency should I expect?": the time per token and per answer lead; whether it fits follows.
+        draft.blocks[0:1] = [LeadBlock(text=estimate[0].text), *estimate[1:], ParagraphBlock(text=draft.blocks[0].text)]
     return draft
 
 
