@@ -10,13 +10,14 @@ import re
 CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 CN_UNITS = {"十": 10, "百": 100, "千": 1000}
 MULTIPLIER = {"k": 1e3, "K": 1e3, "m": 1e6, "M": 1e6, "b": 1e9, "B": 1e9, "t": 1e12, "T": 1e12,
-              "千": 1e3, "万": 1e4, "亿": 1e8, "万亿": 1e12}
+              "千": 1e3, "万": 1e4, "亿": 1e8, "万亿": 1e12, "千亿": 1e11, "百亿": 1e10, "十亿": 1e9, "千万": 1e7, "百万": 1e6}
 
 CN_NUMERAL = "[零〇一二两三四五六七八九十百千]+"
 ARABIC = r"\d+(?:,\d{3})*(?:\.\d+)?(?:[eE][+-]?\d+)?"
 NUMBER = rf"(?:{ARABIC}|{CN_NUMERAL})"
 # Big units may follow either kind of number: "3000亿", "1.5万亿", "五十万".
-BIG = r"(?:万亿|亿|万|千)"
+# "3千亿", "5百万": an Arabic digit before a compound unit ("三千亿" is read as a Chinese numeral, then 亿).
+BIG = r"(?:万亿|千亿|百亿|十亿|亿|千万|百万|万|千)"
 
 
 def cn_to_int(text: str) -> int | None:

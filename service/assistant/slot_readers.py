@@ -33,6 +33,11 @@ _PRICE_PATTERNS = [
     # "每卡每小时 12 块", "per GPU-hour: $2.5", "每卡时 9.8 元"
     rf"(?:每\s*{_GPU}\s*每?\s*{_HOUR}|每小时每\s*{_GPU}|per\s+{_GPU}[\s-]*{_HOUR})\s*(?:是|要|大概|约|大约|about|around|is|of|at|[:：])?\s*"
     rf"(?P<sign>{_USD_SIGN}|{_CNY_SIGN})?\s*{NUM}\s*(?P<word>{_USD_WORD}|{_CNY_WORD})?",
+    # "每张卡 2.49 美元一小时", "each GPU is $2.1 an hour": the card named before the rate, the hour after it
+    rf"(?:每\s*(?:张|块)?\s*{_GPU}|per\s+{_GPU}|each\s+{_GPU})\s*(?:是|要|大概|约|大约|about|around|is|of|at|costs?|[:：])?\s*"
+    rf"(?P<sign>{_USD_SIGN}|{_CNY_SIGN})?\s*{NUM}\s*(?P<word>{_USD_WORD}|{_CNY_WORD})?\s*(?:/|per|an?|每|一)\s*{_HOUR}",
+    # "rent 2x 4090 at $1.89 for 1,000 GPU-hours": a rate quoted beside GPU-hours is per GPU-hour
+    rf"(?:at|@)\s*(?P<sign>{_USD_SIGN}|{_CNY_SIGN})\s*{NUM}(?=[^.;。；]{{0,30}}(?:gpu[\s-]*hours?|卡时))",
     # "$2.2/hr", "¥15 一小时": no GPU said, read as per GPU only at a single card's rate and when no node is priced (_PER_CARD_ONLY)
     rf"(?P<sign>{_USD_SIGN}|{_CNY_SIGN})\s*{NUM}\s*(?:{_USD_WORD}|{_CNY_WORD})?\s*(?:/|per|an?|每|一)\s*{_HOUR}",
 ]

@@ -26,3 +26,8 @@ def test_cn_to_int_rejects_other_characters():
 def test_quantities_skip_digits_inside_names():
     found = [v for v, _, _ in quantities("64台8卡H100服务器10天 bf16 p5.48xlarge 396天")]
     assert found == [64, 8, 10, 396]
+
+
+@pytest.mark.parametrize(("text", "value"), [("3千亿", 3e11), ("5百万", 5e6), ("2千万", 2e7), ("三千亿", 3e11)])
+def test_an_arabic_digit_before_a_compound_unit(text, value) -> None:
+    assert parse_number(text) == value

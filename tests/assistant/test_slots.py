@@ -197,3 +197,12 @@ def test_node_counts_in_words(text, nodes, gpus) -> None:
 def test_an_average_length_per_sample_is_not_the_datasets_tokens(catalog, text, samples, seq_len) -> None:
     slots = extract_slots(text, catalog)
     assert (slots.samples, slots.seq_len, slots.tokens) == (samples, seq_len, None)
+
+
+@pytest.mark.parametrize(
+    ("text", "rate", "currency"),
+    [("每张卡 2.49 美元一小时，64卡训练三周要多少钱", 2.49, "USD"), ("rent 2x 4090 at $1.89 for 1,000 GPU-hours", 1.89, "USD")],
+)
+def test_a_rate_with_the_card_before_it_or_gpu_hours_beside_it(catalog, text, rate, currency) -> None:
+    slots = extract_slots(text, catalog)
+    assert (slots.cloud_price_per_gpu_hour, slots.currency) == (rate, currency) and slots.budget is None

@@ -26,3 +26,10 @@ CASES = [
 @pytest.mark.parametrize(("text", "intent"), CASES)
 def test_routing(understander, text, intent):
     assert understander.understand(text).intent == intent
+
+
+@pytest.mark.parametrize(
+    "text", ["step time 2.3s, global batch 1024x4096, 64 H100, 70B, what's my MFU", "70B 在 64 张 H100 上，每步 1.8 秒，全局 batch 1024×4096，MFU 是多少"]
+)
+def test_the_mfu_of_ones_own_run_is_diagnosed(understander, text):
+    assert understander.understand(text).intent == "diagnostics"

@@ -32,6 +32,31 @@ MULT = {"k": 1e3, "K": 1e3, "万": 1e4}
 RUN_TOKENS = 1e9  # any run length: the rate does not depend on it
 
 
+# "step time 2.3s, global batch 1024×4096", "每步 1.8 秒，每步 4M token": tokens per step over seconds per step
+STEP_TIME = re.compile(r"(?:step[\s_-]*time|iteration[\s_-]*time|time per step|per[\s-]*step time|每步(?:耗时|时间|用时)?|一步(?:要|耗时)?)"
+                       r"\D{0,12}?(\d+(?:\.\d+)?)\s*(ms|毫秒|s\b|secs?|seconds?|秒)", re.I)
+GLOBAL_BATCH = re.compile(r"(?:global[\s_-]*batch(?:[\s_-]*size)?|全局\s*batch(?:\s*size)?|\bgbs\b)\D{0,10}?(\d[\d,]*)(?:\s*[x×*]\s*(\d[\d,]*))?", re.I)
+TOKENS_PER_STEP = re.compile(r"(\d+(?:\.\d+)?)\s*([kKmM])?\s*tokens?\s*(?:per|/|每)\s*(?:step|步)|每步\s*(\d+(?:\.\d+)?)\s*([kKmM万])?\s*(?:个\s*)?tokens?", re.I)
+STEP_MULT = {"k": 1e3, "m": 1e6, "万": 1e4}
+
+
+def step_rate(text: str, seq_len: int | None) -> float | None:
+    """Tokens/s from a step time and the tokens each step processes (global batch × sequence length)."""
+    step = STEP_TIME.search(text)
+    if not step:
+        return None
+    seconds = float(step.group(1)) / (1000 if step.group(2).lower() in ("ms", "毫秒") else 1)
+    tokens = None
+    if (m := TOKENS_PER_STEP.search(text)) is not None:
+        number, mult = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        tokens = float(number) * STEP_MULT.get((mult or "").lower(), 1)
+    elif (m := GLOBAL_BATCH.search(text)) is not None:
+        batch = float(m.group(1).replace(",", ""))
+        seq = float(m.group(2).replace(",", "")) if m.group(2) else seq_len
+        tokens = batch * seq if seq else None
+    return tokens / seconds if tokens and seconds > 0 else None
+
+
 def measured_rate(text: str) -> float | None:
     m = RATE_AFTER.search(text) or RATE_BEFORE.search(text)
     if not m:
@@ -42,9 +67,12 @@ def measured_rate(text: str) -> float | None:
 
 def answer(ctx: Context) -> Draft | None:
     s, lang = ctx.slots, ctx.lang
-    measured = measured_rate(ctx.text)
-    if measured is None or not (s.model or s.params_b) or not s.gpu or not TRAINING.search(ctx.text) or not OBSERVED.search(ctx.text):
+    stepped = step_rate(ctx.text, s.seq_len)
+    measured = measured_rate(ctx.text) or stepped
+    if measured is None or not (s.model or s.params_b) or not s.gpu:
         return None
+    if stepped is None and not (TRAINING.search(ctx.text) and OBSERVED.search(ctx.text)):
+        return None  # a step time and its tokens are a run's own measurements; a bare rate must be said to be one
     gpus = s.gpus or 1
     payload = {**model_ref(ctx), "gpu": s.gpu, "gpus": gpus, "tokens": RUN_TOKENS, "precision": s.precision, "method": s.method or "full", "seq_len": s.seq_len}
     result, _ = ctx.try_run("training-time", payload)

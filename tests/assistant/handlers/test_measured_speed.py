@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from service.assistant.answer import ChatRequest
 from service.assistant.handlers.measured_speed import OBSERVED, measured_rate
 from tests.assistant.asking import ask
 
@@ -36,3 +37,14 @@ def test_a_measured_rate_gets_the_mfu_it_implies(advisor, question, verdict) -> 
     assert answer.language == ("zh" if verdict == "low" else "en")
     if verdict == "impossible":  # a per-GPU rate is multiplied by the GPUs, and the answer shows both
         assert call.output["cluster_tokens_per_s"] == 900 * 16 and "14,400" in answer.answer
+
+
+def test_a_step_time_and_a_global_batch_are_a_measured_rate(advisor) -> None:
+    from service.assistant.handlers.measured_speed import step_rate
+
+    assert step_rate("step time 2 s, global batch 512×4096", None) == 512 * 4096 / 2
+    assert step_rate("每步 800 毫秒，每步 2M token", None) == 2e6 / 0.8
+    answer = advisor.answer(ChatRequest(message="Llama 3 8B on 32 H100s: step time 1.5 s with global batch 256×8192, what's my MFU?"))
+    assert answer.intent == "diagnostics"
+    measured = next(c for c in answer.tool_calls if c.tool == "measured-throughput")
+    assert measured.input["measured_tokens_per_s"] == 256 * 8192 / 1.5 and answer.grounding.ungrounded == []
