@@ -183,6 +183,9 @@ def _speedup(ctx) -> Finding:
             "claim.precision_ratio", lang, gpu=spec.name, fast=fast.upper(), slow=slow.upper(), fast_tf=num(fast_tf), slow_tf=num(slow_tf), ratio=num(ratio))
         return Finding("speedup", verdict, lead, [_end_to_end(ctx, ratio, fast, slow)], topics=["claims", "precision"])
     a, b = (catalog.gpus[g] for g in gpus[:2])
+    subject = next((name for name, pattern in SPEC_SUBJECTS if pattern.search(text)), None)
+    if subject is not None and factor is not None:
+        return _spec_ratio(ctx, a, b, subject, claimed)  # "H100 的显存带宽是 A100 的 3 倍": a datasheet ratio, not a speed-up
     prec = precision if precision in ("fp8", "fp16", "bf16") and a.dense_tflops(precision) and b.dense_tflops(precision) else \
         "bf16" if a.supports_bf16 and b.supports_bf16 else "fp16"
     fast, slow = (a, b) if a.dense_tflops(prec) >= b.dense_tflops(prec) else (b, a)
@@ -353,6 +356,43 @@ def _ordering(ctx) -> Finding:
         other_tf=num(other.dense_tflops(prec), 4), compute_ratio=num(compute_ratio), claimed_bw=num(claimed.memory_bandwidth_gbps),
         other_bw=num(other.memory_bandwidth_gbps), bw_ratio=num(bw_ratio))
     return Finding("speedup", verdict, lead, [say("claim_advice.ordering_point", lang)], topics=["claims", "gpu-selection"])
+
+
+# A ratio claimed for one datasheet figure: memory bandwidth, memory capacity or the GPU-to-GPU link (tried in this order).
+SPEC_SUBJECTS = (
+    ("memory_bandwidth_gbps", re.compile(r"显存带宽|内存带宽|memory bandwidth|\bhbm\b|\bbandwidth\b|带宽(?!.{0,6}(?:nvlink|互联|卡间))", re.I)),
+    ("memory_gb", re.compile(r"显存(?!带宽)(?:容量|大小)?|\bvram\b|\bmemory\b(?![\s-]*(?:bandwidth|bound))|容量", re.I)),
+    ("nvlink_gbps", re.compile(r"nvlink|卡间(?:互联|带宽)|interconnect", re.I)),
+)
+SPEC_MATCH = 0.15  # a claimed ratio within 15% of the datasheet's is true as stated
+
+
+def _spec_ratio(ctx, a, b, subject: str, claimed: float) -> Finding:
+    """The first card named against the second on one datasheet figure, held against the claimed ratio."""
+    def value(gpu):
+        if subject == "nvlink_gbps":
+            return gpu.scale_up.bandwidth_gbps_bidir if gpu.scale_up else gpu.pcie_gbps_per_direction * 2
+        return getattr(gpu, subject)
+
+    va, vb = value(a), value(b)
+    ratio = va / vb
+    verdict = "true" if abs(claimed / ratio - 1) <= SPEC_MATCH else "false"
+    ctx.record("claim-check", {"gpu": a.id, "against": b.id, "figure": subject, "claimed_ratio": claimed},
+               {f"{a.id}_value": va, f"{b.id}_value": vb, "ratio": ratio, "verdict": verdict})
+    lang = ctx.lang
+    what = say(f"claim.spec_figure.{subject}", lang)
+    unit = {"memory_bandwidth_gbps": "GB/s", "memory_gb": "GB", "nvlink_gbps": "GB/s"}[subject]
+    lead = say("claim.lead", lang, verdict=say(f"claim.verdict.{verdict}", lang)) + " " + say(
+        f"claim.spec_ratio_{verdict}", lang, a=a.name, b=b.name, what=what, va=f"{num(va)} {unit}", vb=f"{num(vb)} {unit}", ratio=num(ratio),
+        claimed=num(claimed))
+    compute = a.dense_tflops("bf16") / b.dense_tflops("bf16") if a.dense_tflops("bf16") and b.dense_tflops("bf16") else None
+    # A false ratio close to the compute ratio is most likely the compute figure quoted for the wrong one.
+    mixed_up = verdict == "false" and compute is not None and abs(claimed / compute - 1) <= 2 * SPEC_MATCH
+    points = [say("claim.spec_ratio_compute", lang, a=a.name, b=b.name, compute=num(compute))] if mixed_up else []
+    if points:
+        ctx.record("claim-check", {"gpu": a.id, "against": b.id, "figure": "bf16_dense_tflops"},
+                   {"compute_ratio": a.dense_tflops("bf16") / b.dense_tflops("bf16")})
+    return Finding("speedup", verdict, lead, points, topics=["claims", "hardware"])
 
 
 def _fabric_parity(ctx) -> Finding:

@@ -8,8 +8,11 @@ from service.assistant import cues
 
 def extra_kind(text: str, slots, gpus: list[str]) -> str | None:
     from service.assistant.claim_checks_scaling import is_scaling_claim
+    from service.assistant.claim_checks_serving import is_serving_count_claim
     from service.assistant.claim_checks_vram import is_vram_claim
 
+    if is_serving_count_claim(text, slots):
+        return "serving_count"
     if len(gpus) >= 2 and cues.matches("claim_cues.yaml", "every_workload", text):
         return "every_workload"
     if len(gpus) <= 1 and is_scaling_claim(text, slots):
@@ -35,4 +38,10 @@ def _vram(ctx):
     return vram_claim(ctx)
 
 
-EXTRA_CHECKS = {"scaling": _scaling, "every_workload": _every_workload, "vram": _vram}
+def _serving_count(ctx):
+    from service.assistant.claim_checks_serving import serving_count_claim
+
+    return serving_count_claim(ctx)
+
+
+EXTRA_CHECKS = {"scaling": _scaling, "every_workload": _every_workload, "vram": _vram, "serving_count": _serving_count}

@@ -93,7 +93,7 @@ _CHINESE_DIGITS = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "
 _USER_WORDS = r"(?:concurrent|simultaneous|daily|monthly|weekly|active|internal|registered|paying|online)"
 USERS = re.compile(
     rf"(\d[\d,]*(?:\.\d+)?)\s*(k|K|千|万)?\s*(?:个|名|位)?\s*(?:(?:{_USER_WORDS}[\s-]+){{0,3}}(?:users?|people|employees|staff|players?|customers?|devs?|developers?|engineers?|programmers?|seats?)\b"
-    r"|(?:同时在线的?|并发|活跃)?(?:用户|客户|玩家|员工|开发者|程序员|工程师|研发人员|人(?:同时)?(?:在用|使用))|日活|月活|\bDAU\b|\bMAU\b)",
+    r"|(?:同时在线的?|并发|活跃)?(?:用户|客户|玩家|员工|开发者|程序员|工程师|研发人员|人(?:同时)?(?:在用|使用|用))|日活|月活|\bDAU\b|\bMAU\b)",
     I,
 )
 _USERS_AFTER = re.compile(

@@ -104,3 +104,29 @@ def test_a_10g_link_between_two_nodes_is_read() -> None:
     kind, finding, ctx = _run("两台机器之间只有 10G 网，全参训 7B 够吗")
     assert kind == "network" and finding.verdict == "insufficient"
     assert next(c for c in ctx.tool_calls if c.tool == "allreduce").input["nic_gbps_per_gpu"] == 10 / 8
+
+
+@pytest.mark.parametrize(
+    ("text", "verdict", "figure"),
+    [
+        ("同事说 H100 显存带宽是 A100 的 3 倍", "false", "memory_bandwidth_gbps"),
+        ("someone said the H200 has 1.76x the memory of an H100, true?", "true", "memory_gb"),
+        ("blog says H200 has 2x the memory bandwidth of H100", "false", "memory_bandwidth_gbps"),
+    ],
+)
+def test_a_ratio_claimed_for_one_datasheet_figure_is_checked_on_that_figure(text, verdict, figure) -> None:
+    kind, finding, ctx = _run(text)
+    assert kind == "speedup" and finding.verdict == verdict
+    assert next(c for c in ctx.tool_calls if c.tool == "claim-check").input["figure"] == figure
+
+
+def test_a_training_speed_up_is_still_a_speed_up() -> None:
+    _, finding, ctx = _run("有人说 H100 比 A100 训练快 3 倍，靠谱吗")
+    assert "figure" not in next(c for c in ctx.tool_calls if c.tool == "claim-check").input
+
+
+def test_a_gpu_count_someone_put_on_a_serving_job_is_held_against_the_fewest_that_hold_it() -> None:
+    kind, finding, ctx = _run("the reseller says we need 24 L40S to serve Llama 3 8B to 400 users")
+    assert kind == "serving_count" and finding.verdict == "false"
+    check = next(c for c in ctx.tool_calls if c.tool == "claim-check").output
+    assert check["fewest_gpus"] < 24 / 2 and check["claimed_over_fewest"] == 24 / check["fewest_gpus"]

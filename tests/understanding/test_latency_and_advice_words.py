@@ -33,3 +33,22 @@ def test_routing(understander, text, intent):
 )
 def test_the_mfu_of_ones_own_run_is_diagnosed(understander, text):
     assert understander.understand(text).intent == "diagnostics"
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("my manager thinks 200 A100s can pretrain a 70B in two weeks", "claim_check"),
+        ("i saw on reddit that the L40S trains 3x faster than an A100", "claim_check"),
+        ("朋友说 H200 的显存是 H100 的两倍", "claim_check"),
+        ("H200 和 H100 的显存分别多少", "spec"),
+        ("张量并行和流水线并行有啥不一样", "faq"),
+    ],
+)
+def test_an_assertion_about_cards_is_a_claim_and_a_difference_is_knowledge(understander, text, intent):
+    assert understander.understand(text).intent == intent
+
+
+@pytest.mark.parametrize("text", ["our consultant says we need 24 H100s to serve a 13B model for 1000 users", "集成商给的方案是 16 张 A100 跑 Qwen2.5-14B 给 300 人用"])
+def test_a_gpu_count_someone_else_put_on_the_job_is_a_claim(understander, text):
+    assert understander.understand(text).intent == "claim_check"
