@@ -29,6 +29,7 @@ from service.assistant.compose.work import work_block
 from service.assistant.grounding import check
 from service.assistant.handlers import HANDLERS
 from service.assistant.handlers.base import Cancelled, Context, Draft, Searcher
+from service.assistant.handlers.knowledge import knowledge_instead_of_asking
 from service.assistant.messages import say
 from service.assistant.stage_timing import StageClock, TimedSearcher, fallback_code
 from service.assistant.answer_memo import AnswerMemo, MemoEntry, for_turn
@@ -246,7 +247,7 @@ class Assistant:
             question = ctx.understanding.clarification
             return Draft(blocks=[LeadBlock(text=question.question)], clarification=question, show_sources=False, follow_ups=list(question.suggestions))
         try:
-            return HANDLERS[self.understander.handler(ctx.understanding.intent)](ctx)
+            return knowledge_instead_of_asking(ctx, HANDLERS[self.understander.handler(ctx.understanding.intent)](ctx))
         except InputError as exc:
             # A workload the tools refuse (bf16 on a T4, QLoRA pre-training): say why, in the user's language.
             return Draft(blocks=[LeadBlock(text=say("pipeline.cannot_compute", ctx.lang, reason=exc.message(ctx.lang)))],

@@ -160,3 +160,26 @@ def out_of_scope(ctx: Context) -> Draft:
     return Draft(
         blocks=[LeadBlock(text=say("knowledge.out_of_scope", ctx.lang))], show_sources=False, follow_ups=[say("knowledge.follow_fine_tune_7b", ctx.lang)]
     )
+
+
+# "How does activation memory scale with sequence length?", "how do people estimate a pre-training run?", "what is FP8
+# training and which GPUs support it?": a question about how things work, asked with no model, depends on no model.
+GENERAL_QUESTION = re.compile(
+    r"\bhow (?:does|do|is|are)\b|\bwhat (?:is|are)\b|\bwhat's\b|\bwhy\b|\bexplain\b|\bscales? with\b|"
+    r"\bhow (?:do|to|would|should) (?:people|ppl|you|we|i|one)? ?(?:estimate|calculate|compute|figure out|work out|size)\b|"
+    r"\bwhich gpus? (?:support|have|can)\b|怎么估算|如何估算|怎么算|如何计算|是什么|是啥|原理|为什么|随.{0,12}(?:增长|变化|增加)|哪些(?:卡|gpu)支持",
+    re.I,
+)
+
+
+def knowledge_instead_of_asking(ctx: Context, draft: Draft) -> Draft:
+    """A handler that would ask which model, for a general question with no model named: the knowledge answers it
+    instead, and the answer says it was read as a knowledge question (the trace records why)."""
+    if draft.clarification is None or ctx.slots.model or ctx.slots.params_b or not GENERAL_QUESTION.search(ctx.text):
+        return draft
+    trace = ctx.understanding.trace
+    if trace is not None:
+        trace = trace.model_copy(update={"rules": [*trace.rules, "a general question with no model: answered from the knowledge, not asked which model"]})
+    ctx.understanding = ctx.understanding.model_copy(update={"intent": "faq", "ask": None, "trace": trace})
+    answer = faq(ctx)
+    return answer if answer.show_sources else draft  # nothing found: the clarifying question after all
