@@ -11,11 +11,11 @@ import re
 from dataclasses import dataclass
 
 from service.assistant.numbers import ARABIC, CN_NUMERAL, parse_number
+from service.assistant.slot_readers import NUM, _CNY_SIGN, _CNY_WORD, _USD_SIGN, _USD_WORD  # one currency vocabulary with the rate reader
 
-NUM = rf"(?<![A-Za-z0-9_.])({ARABIC}|{CN_NUMERAL})"
 # A money amount: "$280k", "US$ 1.2M", "¥220万", "220万元", "220万" (万 alone only where a price word makes it money).
-_USD = rf"(?:\$|US\$|USD\s*)\s*{NUM}\s*([kKmM](?![a-zA-Z])|万)?|{NUM}\s*([kKmM](?![a-zA-Z])|万)?\s*(?:美元|美金|dollars?|USD|bucks)"
-_CNY = rf"(?:¥|￥|RMB\s*|CNY\s*)\s*{NUM}\s*(万|千|[kKmMwW](?![a-zA-Z]))?|{NUM}\s*(万|千|[wW](?![a-zA-Z])|[kKmM](?=\s*(?:元|块|人民币|RMB|CNY)))?\s*(?:元|块钱|块|人民币|RMB|CNY)|{NUM}\s*(万|[wW](?![a-zA-Z]))"
+_USD = rf"(?:{_USD_SIGN})\s*{NUM}\s*([kKmM](?![a-zA-Z])|万)?|{NUM}\s*([kKmM](?![a-zA-Z])|万)?\s*(?:{_USD_WORD})"
+_CNY = rf"(?:{_CNY_SIGN})\s*{NUM}\s*(万|千|[kKmMwW](?![a-zA-Z]))?|{NUM}\s*(万|千|[wW](?![a-zA-Z])|[kKmM](?=\s*(?:{_CNY_WORD})))?\s*(?:{_CNY_WORD})|{NUM}\s*(万|[wW](?![a-zA-Z]))"
 MONEY = re.compile(rf"(?P<usd>{_USD})|(?P<cny>{_CNY})", re.I)
 
 # Words that make a money figure the price of the hardware (not a budget to spend).
@@ -65,7 +65,7 @@ class Money:
     per_gpu: bool = False  # "$25k per card", "每张 20 万"
 
 
-PER_GPU = re.compile(r"^\s*(?:/|per\s+|a\s+|an\s+|each|apiece)\s*(?:gpu|card|piece)?|^\s*(?:一张|每张|每卡|单卡|/\s*(?:张|卡))", re.I)
+PER_GPU = re.compile(r"\s*(?:(?:/|per\s+|a\s+|an\s+|每|一)\s*(?:gpu|card|piece|张|卡)|each|apiece)", re.I)
 PER_GPU_BEFORE = re.compile(r"(?:每张|每卡|单卡|一张卡?|per\s+(?:gpu|card)|each)\s*(?:的)?\s*(?:报价|售价|价格|要|是|at|for|costs?|is)?\s*(?:约|大概|about|around|~)?\s*$", re.I)
 MIN_RUNNING = 100  # a month's running costs in either currency: below it the figure is a tariff or a rate
 
@@ -92,14 +92,12 @@ def purchase_price(text: str) -> Money | None:
         if money is None:
             continue
         before, after = text[max(0, m.start() - 24) : m.start()], text[m.end() : m.end() + 12]
-        word = None
-        for word in PRICE_WORDS.finditer(before):
-            pass
+        words = list(PRICE_WORDS.finditer(before))
+        word = words[-1] if words else None  # the price word nearest the figure
         if word is None or RUNNING_WORDS.search(before[word.end() :]) or BUDGET_WORDS.search(before[word.start() :]):
             continue
         # "$0.25 per kWh", "$2/hr", "每卡每小时 12 块": a rate, not a price; a purchase is thousands, not a few dollars.
-        per_gpu = bool(PER_GPU.match(after) and re.match(r"\s*(?:/|per\s+|a\s+|an\s+|每|一)?\s*(?:gpu|card|piece|张|卡)|\s*(?:each|apiece)", after, re.I)) \
-            or bool(PER_GPU_BEFORE.search(before))
+        per_gpu = bool(PER_GPU.match(after) or PER_GPU_BEFORE.search(before))
         if not per_gpu and re.match(r"\s*(?:/|per\b|每|一\s*(?:度|小时|月|年)|an?\s+(?:kwh|hour|month|year))", after, re.I) or money.value < MIN_PURCHASE:
             continue
         return Money(money.value, money.currency, money.start, money.end, per_gpu)

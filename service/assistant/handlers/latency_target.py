@@ -85,6 +85,11 @@ def output_tokens(text: str) -> int | None:
     return lengths_in(text)[1]
 
 
+def _held_against(band, tail: bool) -> float:
+    """The per-sequence decode speed a target is held against: a p95 target the slow end of the band."""
+    return band.low if tail else band.typical
+
+
 def check_latency_target(ctx: Context, draft: Draft) -> None:
     """For a serving plan: the decode speed per sequence the user's target needs against the plan's, and if it falls
     short the replicas (fewer sequences each) at which it holds. Adds one paragraph after the lead; records its figures."""
@@ -123,8 +128,7 @@ def check_latency_target(ctx: Context, draft: Draft) -> None:
             return
         need = output / left
         inputs = {"target_seconds": total_s, "output_tokens": output, "time_to_first_token_s": plan.time_to_first_token_s}
-    speed = plan.decode_tokens_per_second
-    have = speed.low if tail else speed.typical  # a p95 target is held against the slow end of the band
+    have = _held_against(plan.decode_tokens_per_second, tail)
     ctx.record(
         "latency-target",
         {**inputs, "decode_tokens_per_second_per_sequence": have, "concurrency": concurrency},
@@ -158,7 +162,7 @@ def _replicas_that_meet(ctx: Context, base: dict, concurrency: int, need: float,
         trial, _ = ctx.try_run("inference", {**base, "concurrency": sequences})
         if trial is None or not trial.decode_tokens_per_second:
             return None
-        return trial.decode_tokens_per_second.low if tail else trial.decode_tokens_per_second.typical
+        return _held_against(trial.decode_tokens_per_second, tail)
 
     single = speed(1)
     if single is None or single < need:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from service.assistant.compose.fmt import num
-from service.assistant.handlers.base import Context, Draft
+from service.assistant.handlers.base import Context, Draft, model_params
 from service.assistant.messages import say
 from service.contract import ParagraphBlock
 
@@ -34,7 +34,7 @@ def rl_setup(ctx: Context, draft: Draft) -> None:
     rec = draft.recommendation
     if not (rollout or preference) or not rec or rec.get("task") == "inference" or draft.clarification is not None:
         return
-    params = _params(ctx)
+    params = model_params(ctx)
     if params is None:
         return
     lora = ctx.slots.method in ("lora", "qlora")
@@ -71,10 +71,3 @@ def rl_setup(ctx: Context, draft: Draft) -> None:
     at = 1 if draft.blocks and draft.blocks[0].type == "lead" else 0
     draft.blocks[at:at] = blocks
 
-
-def _params(ctx: Context) -> float | None:
-    s = ctx.slots
-    model = ctx.catalog.models.get(s.model or "")
-    if model is not None:
-        return model.params
-    return s.params_b * 1e9 if s.params_b else None
