@@ -197,3 +197,27 @@ def card_by_memory(text: str) -> tuple[str, int] | None:
         if m and int(m.group(1)) in STAND_INS:
             return STAND_INS[int(m.group(1))], int(m.group(1))
     return None
+
+
+# -- GPUs named only as out of reach -------------------------------------------------------------------
+# "国内买不到H100了，H800、H20 还是国产卡？", "we can't get H100s, A100 or L40S?": the card named as unavailable is the
+# reason for the question, not one of its options.
+_UNAVAILABLE_BEFORE = re.compile(
+    r"(?:买不到|买不了|拿不到|租不到|搞不到|没货|缺货|禁售|禁运|限售|不让买|can'?t (?:get|buy|find|rent)|cannot (?:get|buy|find|rent)|"
+    r"unable to (?:get|buy|source)|no access to|without any|no longer (?:get|buy))\s*(?:到|the|any)?\s*$",
+    I,
+)
+_UNAVAILABLE_AFTER = re.compile(
+    r"^\s*(?:s\b)?\s*(?:了)?\s*(?:都|也)?\s*(?:买不到|买不了|拿不到|租不到|搞不到|没货|缺货|禁售|禁运|限售|被禁|不让买|"
+    r"(?:is|are) (?:not available|unavailable|banned|sold out|out of stock|export[- ]restricted|off the table)|sold out|out of stock)",
+    I,
+)
+
+
+def unavailable(text: str, mentions: list[tuple[str, int, int]]) -> set[str]:
+    """The GPUs (catalog ids) that the question names only as out of reach."""
+    out = set()
+    for gpu_id, start, end in mentions:
+        if _UNAVAILABLE_BEFORE.search(text[max(0, start - 20) : start]) or _UNAVAILABLE_AFTER.search(text[end : end + 30]):
+            out.add(gpu_id)
+    return out

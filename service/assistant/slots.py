@@ -16,6 +16,7 @@ from service.assistant.numbers import ARABIC, BIG, CN_NUMERAL, parse_number
 from service.assistant.slot_readers import EN_COUNT, EN_COUNTS, card_by_memory, size_after_name, storage_write_gbps, users_in
 from service.assistant.slot_readers import optimizer as read_optimizer
 from service.assistant.slot_readers import price as _price
+from service.assistant.slot_readers import unavailable
 from service.catalog import Catalog
 from service.catalog.names import CatalogNames, catalog_names, find_all  # noqa: F401 — catalog_names/find_all re-exported for callers
 
@@ -142,6 +143,8 @@ def extract_slots(text: str, catalog: Catalog) -> Slots:
     if gpus:
         slots["gpu"] = gpus[0][0]
         distinct = list(dict.fromkeys(g for g, _, _ in gpus))
+        if len(distinct) > 1 and (out_of_reach := unavailable(masked, gpus)) and (options := [g for g in distinct if g not in out_of_reach]):
+            distinct, slots["gpu"] = options, options[0]  # "买不到 H100，H800 还是 H20？": the options, not the reason
         # "A100 有 40G 和 80G 两个版本": one family, two memory variants.
         if distinct[0] in VARIANTS and re.search(r"40\s*G(?:B)?.{0,6}(?:和|与|跟|还是|or|vs|/|、).{0,4}80\s*G|80\s*G(?:B)?.{0,6}(?:和|与|跟|还是|or|vs|/|、).{0,4}40\s*G", text, I):
             distinct = list(VARIANTS[distinct[0]])
@@ -384,7 +387,9 @@ def _duration(text: str) -> dict:
 
 
 def _budget(text: str) -> dict:
-    usd = re.search(rf"(?:\$|US\$|USD\s*)\s*{NUM}\s*([kKmM]|万)?", text) or re.search(rf"{NUM}\s*([kKmM]|万)?\s*(?:美元|美金|dollars?|USD|bucks)", text, I)
+    usd = (re.search(rf"(?:\$|US\$|USD\s*)\s*{NUM}\s*([kKmM]|万)?", text) or re.search(rf"{NUM}\s*([kKmM]|万)?\s*(?:美元|美金|dollars?|USD|bucks)", text, I)
+           # "what if the budget is 200k": an English budget with no currency sign is read as dollars
+           or re.search(rf"\bbudget\s*(?:is|of|to|at|around|about|goes up to|grows to|increases to|rises to|were|was|~|:)?\s*(?:up to\s*)?{NUM}\s*([kKmM])(?![a-zA-Z])", text, I))
     if usd:
         value = _num(usd.group(1), usd.group(2))
         return {"budget": value, "currency": "USD"} if value else {}
@@ -392,7 +397,7 @@ def _budget(text: str) -> dict:
     cny = (re.search(rf"{NUM}\s*(万|千|[kKmMwW])?\s*(?:元|块钱|块|人民币|RMB|CNY|¥)", text, I) or re.search(rf"(?:¥|￥|RMB\s*|CNY\s*)\s*{NUM}\s*(万|千|[kKmMwW])?", text, I)
            # "40万预算", "经费大概50万": 万 with a budget word is money even without 元
            or re.search(rf"{NUM}\s*(万|千|[wW])\s*(?:左右|多)?\s*(?:的)?\s*(?:预算|经费|资金)", text)
-           or re.search(rf"(?:预算|经费|资金)\s*(?:大概|大约|约|有|是|在|只有|就|共|(?:提|提高|提升|涨|加|增加|升|改)(?:到|至|成))?\s*{NUM}\s*(万|千|[wW](?![a-zA-Z]))", text))
+           or re.search(rf"(?:预算|经费|资金)\s*(?:大概|大约|约|有|是|在|只有|就|共|(?:能|可以|最多|可|再)?(?:提|提高|提升|涨|加|增加|升|改|放宽)?(?:到|至|成))?\s*{NUM}\s*(万|千|[wW](?![a-zA-Z]))", text))
     if cny:
         value = _num(cny.group(1), "万" if (cny.group(2) or "") in ("w", "W") else cny.group(2))
         return {"budget": value, "currency": "CNY"} if value else {}

@@ -11,19 +11,23 @@ from dataclasses import dataclass
 
 
 from service.assistant import cues
-from service.assistant.compose.fmt import link_name, num
+from service.assistant.compose.fmt import link_name, memory_bandwidth, num
 from service.assistant.messages import say
 from service.catalog import Catalog
 from service.catalog.models import GpuSpec
 
 DEFAULT_ATTRIBUTES = ("memory", "bandwidth", "compute", "nvlink")
+MEMORY_AS_KIND = re.compile(r"(?:显存|内存|memory|mem|hbm\d?e?)\s*(?:带宽|bandwidth|bw)", re.I)
 
 
 def asked_attributes(text: str) -> list[str]:
     """The attributes the question names, in catalog order; the main four when it names none."""
-    found = [name for name, pattern in cues.patterns("spec_cues.yaml").items() if pattern.search(text)]
+    patterns = cues.patterns("spec_cues.yaml")
+    found = [name for name, pattern in patterns.items() if pattern.search(text)]
     if "bandwidth" in found and "memory" in found and not re.search(r"多大|多少g|容量|capacity|how much (?:memory|vram)|how many gb|\bvram\b(?!\s*bandwidth)|size", text, re.I):
-        found.remove("memory")  # "显存带宽" names memory only as the kind of bandwidth
+        # "显存带宽" names memory only as the kind of bandwidth; "memory, bw, power" asks for both
+        if not patterns["memory"].search(MEMORY_AS_KIND.sub(" ", text)):
+            found.remove("memory")
     return found or list(DEFAULT_ATTRIBUTES)
 
 
@@ -70,9 +74,7 @@ def _memory(g: GpuSpec, lang: str) -> list[Fact]:
 
 
 def _bandwidth(g: GpuSpec, lang: str) -> list[Fact]:
-    tb = g.memory_bandwidth_gbps / 1000
-    return [Fact("bandwidth", say("spec.bandwidth", lang), f"{num(g.memory_bandwidth_gbps)} GB/s (≈ {num(tb)} TB/s, {g.memory_type})",
-                 g.memory_bandwidth_gbps, "GB/s")]
+    return [Fact("bandwidth", say("spec.bandwidth", lang), memory_bandwidth(g.memory_bandwidth_gbps, g.memory_type), g.memory_bandwidth_gbps, "GB/s")]
 
 
 def _nvlink(g: GpuSpec, lang: str) -> list[Fact]:

@@ -71,6 +71,13 @@ def money_band(band: BandLike, currency: str, lang: str) -> str:
     return f"{money(band.typical, currency)}（{inner}）" if lang == "zh" else f"{money(band.typical, currency)} ({inner})"
 
 
+def memory_bandwidth(gbps: float, memory_type: str | None = None) -> str:
+    """"3,350 GB/s (≈ 3.35 TB/s, HBM3)": the catalog's GB/s and the TB/s datasheets print for HBM parts."""
+    extra = [f"≈ {num(gbps / 1000)} TB/s"] if gbps >= 1000 else []
+    extra += [memory_type] if memory_type else []
+    return f"{num(gbps)} GB/s" + (f" ({', '.join(extra)})" if extra else "")
+
+
 def pct(x: float) -> str:
     return f"{num(x * 100, 2)}%"
 

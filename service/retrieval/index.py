@@ -50,6 +50,9 @@ QUESTION_LEXICAL = 0.5
 # language than the query's counts this much (0: only the chunk's own vector counts).
 QUESTION_OTHER_LANGUAGE = 0.5
 EMBED_CACHE = 20_000  # texts; about 40 MB of 512-d float32 vectors at most
+# Sections with one heading across documents (every GPU card's "Interconnect and power") answer a general question
+# ("what is NVSwitch") alike: past this many, further ones give way to other documents unless the question names them.
+MAX_SAME_HEADING = 2
 
 
 @dataclass(frozen=True)
@@ -110,17 +113,19 @@ class KnowledgeIndex:
         elif mode == "bm25":
             ranked = _top(self._lexical(snap, terms, language, topics))
         else:
+            named = np.isin(snap.doc_of_row, [snap.doc_numbers[d] for d in named_documents(query, snap.names)])
             ranked = fuse(
                 dict(dense),
                 self._lexical(snap, terms, language, topics),
                 snap.doc_of_row,
                 snap.languages,
                 query_language(query),
-                np.isin(snap.doc_of_row, [snap.doc_numbers[d] for d in named_documents(query, snap.names)]),
+                named,
                 dense_weight=self._dense_weight,
                 bm25_weight=self._bm25_weight,
                 pool=POOL,
             )
+            ranked = _spread_headings(ranked, snap, named, k)
         query_terms = set(terms)
         return [self._hit(snap, row, score, query_terms) for row, score in ranked[:k]]
 
@@ -389,6 +394,23 @@ def _where(language: str | None, topics: list[str] | None) -> dict[str, Any] | N
     if not clauses:
         return None
     return clauses[0] if len(clauses) == 1 else {"$and": clauses}
+
+
+def _spread_headings(ranked: list[tuple[int, float]], snap: _Snapshot, named: np.ndarray, k: int) -> list[tuple[int, float]]:
+    """The ranking with at most MAX_SAME_HEADING sections per heading among the first k (named documents exempt):
+    templated sections of sibling documents (one card per GPU) must not fill a general question's hits."""
+    seen: dict[str, int] = {}
+    kept: list[tuple[int, float]] = []
+    deferred: list[tuple[int, float]] = []
+    for row, score in ranked:
+        heading = str(snap.metadatas[row].get("heading") or "")
+        if heading and not named[row]:
+            seen[heading] = seen.get(heading, 0) + 1
+            if seen[heading] > MAX_SAME_HEADING and len(kept) < k:
+                deferred.append((row, score))
+                continue
+        kept.append((row, score))
+    return kept[:k] + deferred + kept[k:]
 
 
 def open_index(settings: Settings, catalog: Catalog) -> KnowledgeIndex:

@@ -33,6 +33,7 @@ from service.understanding.router import TOP_K, Encoder, SemanticRouter
 W_NEIGHBOURS = 1.0
 W_RULE = 0.9  # a specific rule of the cue cascade fired
 W_DEFAULT = 0.45  # the cascade fell through to its default (faq): weak
+DEFAULT_AGAINST_CUES = 0.5  # its share when another intent has two or more cue words
 W_CUE = 0.15  # per cue word of an intent, at most MAX_CUES counted
 MAX_CUES = 3
 W_DECISIVE = 3.0  # pasted logs, instruction injection: nothing else matters
@@ -308,6 +309,8 @@ class RoutedUnderstander:
             # The cascade's own domain gate matches substrings: without real domain evidence its verdict counts for less.
             trust = 1.0 if evidence.in_domain else UNTRUSTED
             weight = (W_DEFAULT if rule == "default" else W_RULE) * trust
+            if rule == "default" and any(len(words) >= 2 for name, words in evidence.cues.items() if name != cascade_intent):
+                weight *= DEFAULT_AGAINST_CUES  # falling through says little when another intent's own words are there twice
             scores[cascade_intent] += weight
             rules.append("cue cascade: no specific cue (faq by default)" if rule == "default" else f"cue cascade: {rule} -> {cascade_intent}")
         for name, words in evidence.cues.items():

@@ -36,6 +36,8 @@ import numpy as np
 from service.assistant.compose.extract import (
     ADVICE,
     BENCHMARK,
+    DEFINE_ASK,
+    DEFINITION,
     DIFFERENCE_ASK,
     JUDGE_ASK,
     REMEDY_ASK,
@@ -67,6 +69,14 @@ REASON_SENTENCE = 0.06
 VERDICT_SENTENCE, BOTH_SIDES = 0.05, 0.08
 # "We measure X, is that low?" is answered by the typical or published range.
 BENCHMARK_SENTENCE = 0.06
+# "What is X?" is answered by what X is or does; a formula line ("bytes = 2 × L × …") defines nothing in words.
+DEFINITION_SENTENCE, FORMULA_LINE = 0.06, 0.08
+DEFINITION_LEAD_GAP = 0.2  # a defining sentence this close to the most relevant one leads a "what is X" answer
+DEFINITION_SUBJECT_CHARS, DEFINITION_VERB_CHARS = 40, 70
+FORMULA = re.compile(r"^[^。.!?]{0,80}=\s*[^=]*[×*]")
+# Units that say the same thing with other numbers (every GPU card's "Interconnect: NVLink 4 … 900 GB/s") are one point.
+TEMPLATE_WORDS = re.compile(r"[^\W\d_]{2,}")
+SAME_TEMPLATE = 0.8
 MIN_CHARS, MAX_LEAD_CHARS = 12, 360
 
 LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
@@ -274,7 +284,7 @@ def compose_faq(
     keep = [i for i, u in enumerate(candidates) if u.hit in kept_hits]
     candidates = [candidates[i] for i in keep]
     vectors = None if vectors is None else vectors[keep]
-    lead_index = _pick_lead(candidates)
+    lead_index = _pick_lead(candidates, define=_defines(question), subject=set(tokenize(question)))
     chosen = [lead_index]
     for part_best in _part_answers(question, hits, candidates, embed, vectors, asked):
         if part_best not in chosen and len(chosen) <= max_points:
@@ -289,6 +299,8 @@ def compose_faq(
                 continue
             if len(chosen) > MIN_POINTS and unit.relevance < floor:
                 continue  # past the minimum only relevant points: a weak one never displaces a relevant but similar one
+            if any(_same_template(unit.text, candidates[c].text) for c in chosen):
+                continue
             redundancy = max(float(vectors[index] @ vectors[c]) for c in chosen) if vectors is not None else _overlap(unit, candidates, chosen)
             crowding = 0.0 if unit.hit in fix_lists and unit.is_item else SAME_SECTION * sum(1 for c in chosen if candidates[c].hit == unit.hit)
             score = MMR_LAMBDA * unit.relevance - (1 - MMR_LAMBDA) * redundancy - crowding
@@ -321,6 +333,7 @@ def _score(
     why = bool(WHY_ASK.search(question))
     worth = bool(WORTH_ASK.search(question))
     judge = bool(JUDGE_ASK.search(question))
+    define = _defines(question)
     sides = _sides(question)
     dense = np.zeros(len(candidates), dtype=np.float32)
     heading = np.zeros(len(hits), dtype=np.float32)
@@ -353,6 +366,8 @@ def _score(
             prior += BENCHMARK_SENTENCE * bool(BENCHMARK.search(unit.text))
         if sides:
             prior += BOTH_SIDES * all(side.search(unit.text) for side in sides)
+        if define:
+            prior += DEFINITION_SENTENCE * _defining(unit.text, asked) - FORMULA_LINE * bool(FORMULA.search(unit.text))
         unit.base, unit.relevance = own, own + HEADING * float(heading[unit.hit]) + prior
         if unit.hidden:
             intro_relevance[(unit.hit, unit.text)] = own
@@ -387,13 +402,37 @@ def _coverage(asked: set[str], text: str) -> float:
     return len(asked & term_set(text)) / len(asked) if asked else 0.0
 
 
-def _pick_lead(candidates: list[Unit]) -> int:
-    """The most relevant sentence that can open an answer on its own; any sentence if none can."""
+def _defines(question: str) -> bool:
+    """A "what is X" question (not one asking what to do, whether it is worth it or whether a value is low)."""
+    return bool(DEFINE_ASK.search(question)) and not (REMEDY_ASK.search(question) or WORTH_ASK.search(question) or JUDGE_ASK.search(question))
+
+
+def _defining(text: str, subject: set[str]) -> bool:
+    """Whether a sentence opens by saying what the question's subject is or does: a subject word near its start and a
+    defining verb soon after ("KV cache 就是…", "Pipeline parallelism (PP) puts…", "NVSwitch is a switch chip…")."""
+    return bool(subject & term_set(text[:DEFINITION_SUBJECT_CHARS])) and bool(DEFINITION.search(text[:DEFINITION_VERB_CHARS]))
+
+
+def _pick_lead(candidates: list[Unit], *, define: bool = False, subject: set[str] = frozenset()) -> int:
+    """The most relevant sentence that can open an answer on its own; any sentence if none can. Asked what something
+    is, a defining sentence nearly as relevant as the best opens the answer."""
     shown = [i for i, u in enumerate(candidates) if not u.hidden]
     eligible = [i for i in shown if len(candidates[i].text) <= MAX_LEAD_CHARS and not CONTINUATION.match(candidates[i].text)]
     pool = eligible or shown
+    if define and pool:
+        best = max(candidates[i].relevance for i in pool)
+        defining = [i for i in pool if _defining(candidates[i].text, subject) and candidates[i].relevance >= best - DEFINITION_LEAD_GAP]
+        pool = defining or pool
     # Prose reads as an answer; a list item wins only when clearly more relevant.
     return max(pool, key=lambda i: candidates[i].relevance + (0.03 if not candidates[i].is_item else 0.0))
+
+
+def _same_template(one: str, other: str) -> bool:
+    """Whether two units are one sentence with different names and numbers filled in (sibling cards' spec lines)."""
+    if one == other:
+        return True
+    a, b = set(TEMPLATE_WORDS.findall(one.lower())), set(TEMPLATE_WORDS.findall(other.lower()))
+    return bool(a and b) and len(a & b) / len(a | b) >= SAME_TEMPLATE
 
 
 def _overlap(unit: Unit, candidates: list[Unit], chosen: list[int]) -> float:

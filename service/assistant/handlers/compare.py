@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from service.assistant.compose import extract, sizing
-from service.assistant.compose.fmt import big, duration, link_name, money, num
+from service.assistant.compose.fmt import big, duration, link_name, memory_bandwidth, money, num
 from service.assistant.handlers import card_capacity
 from service.assistant.handlers.base import Context, Draft, model_ref
 from service.assistant.messages import say
@@ -288,7 +288,7 @@ def _spec_table(ctx: Context, specs: list[dict]) -> TableBlock:
         fp8 = f"{num(s['fp8_dense_tflops'])} TFLOPS" if s["fp8_dense_tflops"] else "—"
         price = money(s["usd_per_gpu_hour"], "USD") if s["usd_per_gpu_hour"] else "—"
         rows.append([TableCell(text=s["name"]), TableCell(text=f"{num(s['memory_gb'])} GB", value=s["memory_gb"]),
-                     TableCell(text=f"{num(s['memory_bandwidth_gbps'])} GB/s", value=s["memory_bandwidth_gbps"]),
+                     TableCell(text=memory_bandwidth(s["memory_bandwidth_gbps"]), value=s["memory_bandwidth_gbps"]),
                      TableCell(text=f"{num(s['bf16_dense_tflops'])} TFLOPS", value=s["bf16_dense_tflops"]), TableCell(text=fp8, value=s["fp8_dense_tflops"]),
                      TableCell(text=f"{link_name(s['scale_up'], ctx.lang)} {num(s['scale_up_gbps'])} GB/s", value=s["scale_up_gbps"]),
                      TableCell(text=f"{num(s['tdp_w'])} W", value=s["tdp_w"]), TableCell(text=price, value=s["usd_per_gpu_hour"])])

@@ -48,7 +48,12 @@ def consulted(handler: Callable[[Context], Draft]) -> Callable[[Context], Draft]
             # "那换成INT4呢": a quantised serving plan is the inference calculation with those weights.
             ctx.understanding = ctx.understanding.model_copy(update={"ask": "inference"})
             _set_slots(ctx, task="inference")
-            return sizing_answer(ctx)
+            notes = _concurrency_from_users(ctx)
+            draft = sizing_answer(ctx)
+            if notes and draft.clarification is None:
+                at = 1 if draft.blocks and draft.blocks[0].type == "lead" else 0
+                draft.blocks[at:at] = notes
+            return draft
         slow = slow_card.answer(ctx)
         if slow is not None:
             return slow  # "my 4090 only reaches 40 TFLOPS", and its follow-up with the settings: a diagnosis, not a sizing
@@ -155,6 +160,22 @@ def _set_slots(ctx: Context, **values) -> None:
 BARE_FIT = re.compile(r"\b(?:will|would|does|do|can)\b.{0,60}\bfit\b|放得下|装得下|塞得下", re.I)
 
 
+def _concurrency_from_users(ctx: Context) -> list:
+    """A serving plan for N users sizes for the sequences in flight at peak (stated as an assumption); a follow-up
+    ("换成 INT4 呢") keeps the users its conversation stated."""
+    s, text, lang = ctx.slots, ctx.text, ctx.lang
+    users = consult.users_in(text) or s.users
+    if not users or s.concurrency:
+        return []
+    concurrent = consult.users_are_concurrent(text)
+    share = consult.peak_share(text)
+    concurrency = users if concurrent else consult.concurrency_for_users(users, share)
+    _set_slots(ctx, concurrency=concurrency, task="inference")
+    ctx.record("concurrency-from-users", {"users": users, "peak_active_share": share}, {"concurrency": concurrency})
+    return [NoticeBlock(kind="assumption", text=say("consult.users_concurrent", lang, concurrency=f"{concurrency:,}") if concurrent else
+                        say("consult.users", lang, concurrency=concurrency, share=pct(share), users=f"{users:,}"))]
+
+
 def fit_question(ctx: Context) -> Draft | None:
     s, text, lang = ctx.slots, ctx.text, ctx.lang
     if not (s.gpu and (s.model or s.params_b) and _is("fit", text)) or s.tokens or s.deadline_hours:
@@ -207,12 +228,18 @@ def fit_question(ctx: Context) -> Draft | None:
     ceiling = concurrency_lead(ctx, best.result) if serving and best is not None else []
     if ceiling:
         blocks[0:1] = [LeadBlock(text=ceiling[0].text), ParagraphBlock(text=lead)]  # "能同时跑几条?": the count leads
+    elif serving and best is not None and best.result.max_concurrency is not None:
+        blocks.insert(1, _kv_room(ctx, best, label[best.option]))
     if s.card_memory_gb:
         # "24G显存的卡": the catalog card of that size stood in; memory is what decides the fit.
         blocks.insert(1, NoticeBlock(kind="assumption", text=say("consult.stand_in", lang, gb=s.card_memory_gb, gpu=gpu.name)))
     focus = asked or best or options[-1]
     if not serving:
         blocks.append(fit.breakdown(ctx, focus.result, label[focus.option]))
+        if gpus > 1 and gpu.scale_up is None and focus.option == "full":
+            ctx.record("catalog-lookup", {"gpu": gpu.id}, {"pcie_gen": gpu.pcie_gen, "pcie_gbps_per_direction": gpu.pcie_gbps_per_direction})
+            blocks.append(ParagraphBlock(text=say("consult.fit_pcie_training", lang, gpu=gpu.name, gpus=gpus, pcie=gpu.pcie_gen,
+                                                  bw=num(gpu.pcie_gbps_per_direction))))
     if best is None or best.fit == "tight":
         # The ladder of fixes, and the smallest card on which the cheapest option fits.
         cheapest = options[-1]
@@ -227,6 +254,17 @@ def fit_question(ctx: Context) -> Draft | None:
     return Draft(blocks=blocks, hits=ctx.retrieve(k=2, topics=topics), works=[(chosen.result.tool, chosen.result.work)],
                  follow_ups=[say("consulting.follow_recommend", ctx.lang),
                              say("consulting.follow_fine_tune_time", ctx.lang) if not serving else say("consulting.follow_users", ctx.lang)])
+
+
+TIGHT_SEQUENCES = 4  # fewer concurrent sequences than this at the planned context is a tight fit for serving
+
+
+def _kv_room(ctx: Context, best: consult.FitOption, option: str) -> ParagraphBlock:
+    """What a model that loads can serve: the sequences the memory left after the weights holds (the inference tool's count)."""
+    r = best.result
+    n = r.max_concurrency or 0
+    key = "consult.fit_kv_none" if n == 0 else "consult.fit_kv_tight" if n < TIGHT_SEQUENCES else "consult.fit_kv_room"
+    return ParagraphBlock(text=say(key, ctx.lang, option=option, n=f"{n:,}", context=f"{r.context_len:,}", kv=num(r.kv_per_sequence_gib)))
 
 
 def _where_memory_goes(ctx: Context, first: consult.FitOption, label: dict, serving: bool, gpus: int) -> ParagraphBlock:
@@ -350,15 +388,8 @@ def _steer(ctx: Context) -> list:
     if serving:
         notes += serving_load.throughput_notes(ctx)  # "20 requests/s": tokens/s to sustain, requests in flight
         s = ctx.slots
-    users = consult.users_in(text)
-    if serving and users and not s.concurrency:
-        concurrent = consult.users_are_concurrent(text)
-        share = consult.peak_share(text)
-        concurrency = users if concurrent else consult.concurrency_for_users(users, share)
-        _set_slots(ctx, concurrency=concurrency, task="inference")
-        ctx.record("concurrency-from-users", {"users": users, "peak_active_share": share}, {"concurrency": concurrency})
-        notes.append(NoticeBlock(kind="assumption", text=say("consult.users_concurrent", lang, concurrency=f"{concurrency:,}") if concurrent else
-                                 say("consult.users", lang, concurrency=concurrency, share=pct(share), users=f"{users:,}")))
+    if serving:
+        notes += _concurrency_from_users(ctx)
     if stage == "budget" and serving and params and not s.weights:
         # A hobby or POC deployment: 4-bit weights are what makes a 7B–13B model fit a cheap card.
         notes.append(NoticeBlock(kind="info", text=say("consult.budget_serving", lang)))

@@ -24,6 +24,7 @@ MAX_NAMED = 2  # signatures named in the lead; the first leads the search
 
 CELL = re.compile(r"^(X|NV\d+|SYS|NODE|PHB|PXB|PIX)$")
 NV_LINKS_TO_GPU = {18: "h100-sxm", 12: "a100-80gb-sxm", 8: "h800"}
+CROSS_NODE = re.compile(r"跨机|跨节点|多机|机间|两台|2\s*台|inter-?node|cross-?node|across (?:the )?nodes|multi-?node|between (?:the )?nodes|two nodes|2 nodes", re.I)
 
 
 def parse_topology(text: str) -> dict | None:
@@ -168,13 +169,22 @@ def _bandwidth(ctx: Context, measured: float, parsed: dict | None) -> Draft:
         gpu = "h100-sxm"
         notes.append(say("diagnostics.assumed_gpu", ctx.lang))
     gpus = s.gpus or (parsed["ranks"] if parsed and parsed["ranks"] >= 2 else 8)
+    asked = f"{ctx.understanding.context or ''} {ctx.text}"
+    across_nodes = gpus > 8 or bool(CROSS_NODE.search(asked))
+    if across_nodes and gpus <= 8:
+        gpus = 16  # "跨机 busbw 只有 12GB/s": at least two nodes, whatever the per-node count
+        notes.append(say("diagnostics.assumed_two_nodes", ctx.lang))
     if parsed:
         ctx.record("parse-nccl-tests", {"lines": parsed["rows"]}, parsed)
     result = ctx.run("nccl-expected", {"gpu": gpu, "gpus": max(gpus, 2), "gpus_per_node": min(max(gpus, 2), 8), "measured_busbw_gbps": measured})
     hits = ctx.retrieve(say("queries.nccl_low_busbw", ctx.lang), k=2, topics=["networking", "preflight"])
     passages = extract.select(ctx.text[:300], [h.text for h in hits], max_points=3)
     blocks = [*sizing.blocks(result, ctx.lang, ctx.catalog), *assumptions(notes), *warnings(result.work, ctx.lang)]
-    if result.verdict != "healthy":
+    if result.verdict != "healthy" and across_nodes:
+        blocks.append(_next_steps(ctx, say("diagnostics.check_fabric", ctx.lang),
+                                  ["NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET mpirun -np 16 -N 8 ./build/all_reduce_perf -b 8 -e 8G -f 2 -g 1",
+                                   "ibstat", "ib_write_bw -d mlx5_0 --report_gbits"]))
+    elif result.verdict != "healthy":
         blocks.append(_next_steps(ctx, say("diagnostics.check_links", ctx.lang),
                                   ["nvidia-smi topo -m", "nvidia-smi nvlink --status", "NCCL_DEBUG=INFO ./build/all_reduce_perf -b 8 -e 8G -f 2 -g 8"]))
     hits = _append_passages(ctx, blocks, hits, passages)

@@ -20,11 +20,12 @@ from service.assistant.compose.fmt import num
 from service.assistant.compose.sizing import model_name
 from service.assistant.handlers.base import Context, Draft, model_ref
 from service.assistant.messages import say
-from service.contract import LeadBlock, ParagraphBlock
+from service.contract import LeadBlock, NoticeBlock, ParagraphBlock
 from service.errors import InputError
 
 I = re.IGNORECASE
 DEFAULT_GPU = "h100-sxm"
+ASSUMED_PROMPT_TOKENS = 2048  # a chat prompt with some history; the inference tool's own default prompt length
 PREFILL_MFU = 0.5  # the inference tool's prefill efficiency (service/sizing/inference.py)
 _N = r"(\d[\d,]*(?:\.\d+)?)"
 QPS = [re.compile(rf"{_N}\s*(?:qps|rps|req(?:uest)?s?\s*(?:/\s*s(?:ec)?\b|per\s+sec(?:ond)?)|queries\s+per\s+sec(?:ond)?|个?请求\s*/\s*秒|次\s*/\s*秒)", I),
@@ -134,8 +135,11 @@ def ttft_answer(ctx: Context) -> Draft | None:
         return None
     prompt, _ = lengths_in(text)
     prompt = prompt or s.context_len or s.seq_len
+    assumed = None
     if not prompt:
-        return None
+        # "p95 TTFT under 400 ms": a target with no prompt length is judged on a typical chat prompt, said so
+        prompt = ASSUMED_PROMPT_TOKENS
+        assumed = NoticeBlock(kind="assumption", text=say("serving_load.ttft_assumed_prompt", lang, prompt=f"{prompt:,}"))
     gpu_id = s.gpu or DEFAULT_GPU
     for gpus in ([s.gpus] if s.gpus else [1, 2, 4, 8]):
         # No GPU count given: the fewest GPUs (tensor parallel) that hold the model, as a deployment would use.
@@ -159,6 +163,8 @@ def ttft_answer(ctx: Context) -> Draft | None:
               ParagraphBlock(text=say("serving_load.ttft_levers", lang))]
     if result.fit == "does_not_fit":
         blocks.insert(1, ParagraphBlock(text=say("serving_load.ttft_memory", lang, need=num(result.per_gpu_total_gib), gpu=gpu)))
+    if assumed is not None:
+        blocks.insert(1, assumed)
     return Draft(blocks=blocks, hits=ctx.retrieve(k=2, topics=["inference"]), works=[(result.tool, result.work)],
                  follow_ups=[say("consulting.follow_users", lang), say("consulting.follow_int4", lang)])
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from service.assistant.compose import fit, sizing
-from service.assistant.compose.fmt import money, num
+from service.assistant.compose.fmt import duration, money, num
 from service.assistant.compose.work import assumptions, warnings
 from service.assistant.handlers.latency_target import concurrency_lead, latency_estimate
 from service.assistant.handlers.base import Context, Draft, model_ref
@@ -81,7 +81,7 @@ def recommend(ctx: Context) -> Draft:
         if nested is not None:
             works.append((nested.tool, nested.work))
     topics = ["tiers", "memory", "parallelism", "peft"] if task != "inference" else ["inference"]
-    hits = ctx.retrieve(k=2, topics=topics)
+    hits = ctx.retrieve(_context_query(ctx, topics), k=2, topics=topics)
     rec_gpu = result.recommended.configuration.gpu
     follow = [say("workload.follow_half_budget", ctx.lang)]
     if rec_gpu != "h100-sxm":
@@ -89,6 +89,15 @@ def recommend(ctx: Context) -> Draft:
     if payload["method"] == "full" and task == "fine-tune":
         follow.append(say("workload.follow_lora", ctx.lang))
     return Draft(blocks=blocks, hits=hits, works=works, recommendation=result.model_dump(mode="json"), follow_ups=follow[:3])
+
+
+def _context_query(ctx: Context, topics: list[str] | None) -> str | None:
+    """The search for a plan's background: a serving plan's question read with the serving words, so the model and GPU
+    names it shares with an unrelated document (an RL set-up that also runs Qwen on A100s) do not decide the citations."""
+    if topics != ["inference"]:
+        return None
+    asked = f"{ctx.understanding.context} {ctx.text}" if ctx.understanding.context else ctx.text
+    return f"{say('queries.serving_plan', ctx.lang)} {asked}"
 
 
 def sizing_answer(ctx: Context) -> Draft:
@@ -103,7 +112,7 @@ def _finish(ctx: Context, result, *, notes: list[str | NoticeBlock] | None = Non
             follow: list[str] | None = None) -> Draft:
     notices = [n if isinstance(n, NoticeBlock) else NoticeBlock(kind="assumption", text=n) for n in notes or []]
     blocks = [*sizing.blocks(result, ctx.lang, ctx.catalog), *notices, *warnings(result.work, ctx.lang)]
-    return Draft(blocks=blocks, hits=ctx.retrieve(k=2, topics=topics), works=[(result.tool, result.work)], follow_ups=follow or [
+    return Draft(blocks=blocks, hits=ctx.retrieve(_context_query(ctx, topics), k=2, topics=topics), works=[(result.tool, result.work)], follow_ups=follow or [
         say("workload.follow_recommend", ctx.lang), say("workload.follow_8_h100", ctx.lang)])
 
 
@@ -218,7 +227,45 @@ def _deadline(ctx: Context) -> Draft:
     notes = [] if s.gpu else [say("workload.assumed_gpu", ctx.lang)]
     result = ctx.run("gpus-for-deadline", {**model_ref(ctx), "tokens": s.tokens, "samples": s.samples, "seq_len": s.seq_len, "epochs": s.epochs or 1.0,
                                            "gpu": s.gpu or DEFAULT_GPU, "deadline_hours": s.deadline_hours, "precision": s.precision, "method": s.method or "full"})
-    return _finish(ctx, result, notes=notes, topics=["utilization", "parallelism"])
+    draft = _finish(ctx, result, notes=notes, topics=["utilization", "parallelism"])
+    floor = _memory_floor(ctx, result)
+    if floor is not None and draft.blocks and draft.blocks[0].type == "lead":
+        # the count that holds the training state leads; the compute-only count follows as the reason it is not enough
+        draft.blocks[0:1] = [LeadBlock(text=floor.text), ParagraphBlock(text=draft.blocks[0].text)]
+    return draft
+
+
+MEMORY_FLOOR_SIZES = (2, 4, 8, 16, 32, 64, 128)
+
+
+def _memory_floor(ctx: Context, deadline) -> ParagraphBlock | None:
+    """A deadline met by fewer GPUs than the training state needs ("full fine-tune 14B in a week": 0.6 H100 of compute,
+    about 230 GiB of state): the smallest sharded count that holds it, and the run's time on it."""
+    s = ctx.slots
+    method = s.method or "full"
+    task = "pretrain" if s.task == "pretrain" else "fine-tune"
+    if method != "full":
+        return None
+    base = {**model_ref(ctx), "task": task, "method": method, "gpu": deadline.gpu}
+    one, _ = ctx.try_run("training-memory", {**base, "gpus": 1})
+    if one is None or one.fit in ("fits", "tight"):
+        return None
+    for gpus in MEMORY_FLOOR_SIZES:
+        if gpus <= deadline.gpus_rounded:
+            continue
+        memory, _ = ctx.try_run("training-memory", {**base, "gpus": gpus, "sharding": "zero3"})
+        if memory is not None and memory.fit in ("fits", "tight"):
+            timing, _ = ctx.try_run("training-time", {**model_ref(ctx), "tokens": deadline.tokens, "gpu": deadline.gpu, "gpus": gpus,
+                                                      "precision": deadline.precision})
+            if timing is None:
+                return None
+            return ParagraphBlock(text=say("workload.deadline_memory_floor", ctx.lang, method=say(f"consult.method.{method}", ctx.lang),
+                                           model=ctx.catalog.models[s.model].name if s.model else f"{num(s.params_b)}B", states=num(one.model_states_total_gib),
+                                           gpus=gpus, gpu=ctx.catalog.gpus[deadline.gpu].name, per_gpu=num(memory.per_gpu.weights_gib + memory.per_gpu.gradients_gib
+                                                                                                          + memory.per_gpu.optimizer_gib),
+                                           compute=num(deadline.gpus.typical), time=duration(timing.hours.typical, ctx.lang),
+                                           low=duration(timing.hours.low, ctx.lang), high=duration(timing.hours.high, ctx.lang)))
+    return None
 
 
 def _tokens_budget(ctx: Context) -> Draft:
