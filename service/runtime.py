@@ -79,6 +79,11 @@ class Runtime:
                 self.open_index()
             except Exception:
                 log.exception("opening the knowledge index failed")
+                return
+            from service.retrieval.text import tokenize
+
+            tokenize("预热")  # jieba's dictionary, which the cached index tokens no longer load: now, not in the first question
+
 
         thread = threading.Thread(target=run, name="advisor-index", daemon=True)
         thread.start()

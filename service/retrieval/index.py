@@ -38,6 +38,7 @@ from service.retrieval.names import name_index, named_documents
 from service.retrieval.questions import QUESTION_KIND
 from service.retrieval.store import ChromaStore, Collection, NotFoundError, backend_failure
 from service.retrieval.text import Sentences, query_language, snippet, snippet_sentences, tokenize
+from service.retrieval.token_cache import tokenized
 
 # Candidates taken from each side before fusion.
 POOL = 50
@@ -81,6 +82,7 @@ class KnowledgeIndex:
     def __init__(self, store: ChromaStore, embedder: IndexEmbeddings, settings: Settings) -> None:
         self._store = store
         self._embedder = embedder
+        self._token_cache = settings.data_dir / "index-cache"
         self._dense_weight = settings.dense_weight
         self._bm25_weight = settings.bm25_weight
         self._reload_lock = threading.Lock()
@@ -230,8 +232,10 @@ class KnowledgeIndex:
         ]
         # One corpus for chunks and questions: one IDF, one scale, so a question's score compares with a chunk's.
         bm25 = BM25(
-            [tokenize(_searchable(meta, text)) for meta, text in zip(metadatas, texts, strict=True)]
-            + [tokenize(stored["documents"][i] or "") for i in question_order]
+            tokenized(
+                [_searchable(meta, text) for meta, text in zip(metadatas, texts, strict=True)] + [stored["documents"][i] or "" for i in question_order],
+                self._token_cache,
+            )
         )
         doc_numbers: dict[str, int] = {}
         doc_of_row = np.array([doc_numbers.setdefault(str(m["doc_id"]), len(doc_numbers)) for m in metadatas], dtype=np.int64)

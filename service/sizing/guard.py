@@ -21,8 +21,25 @@ from service.sizing.base import SizingRequest, SizingResult, field_range, range_
 Run = Callable[[SizingRequest, Catalog], SizingResult]
 
 
+def _all_finite(value: Any) -> bool:
+    """Whether every float in a (dumped) result is finite: the common case, checked without building paths."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                return False
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return True
+
+
 def non_finite_path(value: Any, path: str = "") -> str | None:
     """The dotted path of the first NaN or infinity in a (dumped) result, or None when all numbers are finite."""
+    if not path and _all_finite(value):
+        return None
     if isinstance(value, float):
         return None if math.isfinite(value) else (path or "result")
     if isinstance(value, dict):
