@@ -203,12 +203,12 @@ def card_by_memory(text: str) -> tuple[str, int] | None:
 # "国内买不到H100了，H800、H20 还是国产卡？", "we can't get H100s, A100 or L40S?": the card named as unavailable is the
 # reason for the question, not one of its options.
 _UNAVAILABLE_BEFORE = re.compile(
-    r"(?:买不到|买不了|拿不到|租不到|搞不到|没货|缺货|禁售|禁运|限售|不让买|can'?t (?:get|buy|find|rent)|cannot (?:get|buy|find|rent)|"
+    r"(?:买不到|买不了|拿不到|租不到|搞不到|没货|缺货|禁售|禁运|限售|不让买|can'?t (?:get|buy|find|rent)|can ?not (?:get|buy|find|rent)|"
     r"unable to (?:get|buy|source)|no access to|without any|no longer (?:get|buy))\s*(?:到|the|any)?\s*$",
     I,
 )
 _UNAVAILABLE_AFTER = re.compile(
-    r"^\s*(?:s\b)?\s*(?:了)?\s*(?:都|也)?\s*(?:买不到|买不了|拿不到|租不到|搞不到|没货|缺货|禁售|禁运|限售|被禁|不让买|"
+    r"^\s*(?:s\b)?\s*(?:了)?\s*(?:现在|目前|已经|都|也|一直|根本|完全)*\s*(?:买不到|买不了|拿不到|租不到|搞不到|没货|缺货|禁售|禁运|限售|被禁|不让买|"
     r"(?:is|are) (?:not available|unavailable|banned|sold out|out of stock|export[- ]restricted|off the table)|sold out|out of stock)",
     I,
 )

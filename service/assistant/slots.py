@@ -232,7 +232,10 @@ def extract_slots(text: str, catalog: Catalog) -> Slots:
     if size and "samples_per_second" in slots:
         slots["bytes_per_sample"] = (_num(size.group(1)) or 0) * {"kb": 1e3, "kib": 1024, "mb": 1e6, "mib": 2**20}[size.group(2).lower()]
     slots["storage_write_gbps"] = storage_write_gbps(masked)
-    bus = re.search(rf"(?:busbw|bus ?bandwidth|总线带宽)([^0-9\n]{{0,20}})(?<![A-Za-z0-9_.])({ARABIC})(?![\d.,])(?!\s*(?:卡|张|块|台|个节点|x\b|×|gpus?\b|nodes?\b|cards?\b))", masked, I)
+    # "9 GB/s busbw over 400G InfiniBand": the reading is the GB/s before the word; 400G after it is the link's rate
+    bus = re.search(rf"(?<![A-Za-z0-9_.])()({ARABIC})\s*GB/s\s*(?:of\s+)?(?:busbw|bus ?bandwidth|总线带宽)", masked, I) or re.search(
+        rf"(?:busbw|bus ?bandwidth|总线带宽)([^0-9\n]{{0,20}})(?<![A-Za-z0-9_.])({ARABIC})(?![\d.,])"
+        rf"(?!\s*(?:卡|张|块|台|个节点|x\b|×|gpus?\b|nodes?\b|cards?\b|gbps|gbit|G(?:b)?(?![A-Za-z/])))", masked, I)
     if bus and QUESTION_GAP.search(bus.group(1)):
         bus = None  # "busbw 一般多少算正常？8卡A100": the number after the question is the GPU count, not a reading
     if bus:

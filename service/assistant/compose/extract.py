@@ -51,6 +51,9 @@ BENCHMARK = _cue("benchmark")
 # "What is X?" (DEFINE_ASK) is answered by DEFINITION sentences, not by a formula or a figure about X.
 DEFINE_ASK = _cue("define_ask")
 DEFINITION = _cue("definition")
+# "Which is cheaper?" (PRICE_ASK) is answered by PRICE sentences: prices, cost per GPU-hour, quotes.
+PRICE_ASK = _cue("price_ask")
+PRICE = _cue("price")
 SIDES = re.compile(rf"([A-Za-z][A-Za-z0-9_.+-]*)\s*(?:{_alternatives('sides_connective')})\s*([A-Za-z][A-Za-z0-9_.+-]*)", re.I)
 COMMAND_ASK = re.compile(
     r"命令|怎么测|如何测|怎么查|如何查|怎么检查|如何检查|怎么跑|command|how (?:do|can) (?:i|we) (?:test|check|run|measure)|which tool|用什么工具|checklist|清单",

@@ -36,16 +36,15 @@ import numpy as np
 from service.assistant.compose.extract import (
     ADVICE,
     BENCHMARK,
-    DEFINE_ASK,
-    DEFINITION,
-    DIFFERENCE_ASK,
+    PRICE,
+    PRICE_ASK,
     JUDGE_ASK,
     REMEDY_ASK,
-    SIDES,
     SOLUTION_HEADING,
     VERDICT,
     WORTH_ASK,
 )
+from service.assistant.compose.faq_kinds import FORMULA, defines, defining, same_template, sides_of
 from service.assistant.compose.faq_sections import Embed, on_topic, question_parts
 from service.retrieval.text import term_set, tokenize
 
@@ -67,16 +66,13 @@ REASON = re.compile(r"\bbecause\b|\bsince\b|\bso that\b|\bwhich (?:needs|require
 REASON_SENTENCE = 0.06
 # "Is X worth it?" is answered by the trade-off and the verdict; "A or B?" by sentences that name both.
 VERDICT_SENTENCE, BOTH_SIDES = 0.05, 0.08
+OTHER_SIDE = 0.1  # a point naming a side of "A vs B" that the answer has not covered yet
 # "We measure X, is that low?" is answered by the typical or published range.
 BENCHMARK_SENTENCE = 0.06
 # "What is X?" is answered by what X is or does; a formula line ("bytes = 2 × L × …") defines nothing in words.
 DEFINITION_SENTENCE, FORMULA_LINE = 0.06, 0.08
+PRICE_SENTENCE = 0.06  # "which is cheaper": a sentence about prices or cost per GPU-hour
 DEFINITION_LEAD_GAP = 0.2  # a defining sentence this close to the most relevant one leads a "what is X" answer
-DEFINITION_SUBJECT_CHARS, DEFINITION_VERB_CHARS = 40, 70
-FORMULA = re.compile(r"^[^。.!?]{0,80}=\s*[^=]*[×*]")
-# Units that say the same thing with other numbers (every GPU card's "Interconnect: NVLink 4 … 900 GB/s") are one point.
-TEMPLATE_WORDS = re.compile(r"[^\W\d_]{2,}")
-SAME_TEMPLATE = 0.8
 MIN_CHARS, MAX_LEAD_CHARS = 12, 360
 
 LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
@@ -284,7 +280,7 @@ def compose_faq(
     keep = [i for i, u in enumerate(candidates) if u.hit in kept_hits]
     candidates = [candidates[i] for i in keep]
     vectors = None if vectors is None else vectors[keep]
-    lead_index = _pick_lead(candidates, define=_defines(question), subject=set(tokenize(question)))
+    lead_index = _pick_lead(candidates, define=defines(question), subject=set(tokenize(question)))
     chosen = [lead_index]
     for part_best in _part_answers(question, hits, candidates, embed, vectors, asked):
         if part_best not in chosen and len(chosen) <= max_points:
@@ -292,6 +288,7 @@ def compose_faq(
     floor = candidates[lead_index].relevance * POINT_FLOOR
     # Asked what to do, a fix section's list (ways out, cheapest first) is the answer: its items do not crowd each other out.
     fix_lists = {u.hit for u in candidates if u.is_item and SOLUTION_HEADING.search(hits[u.hit].heading or "")} if REMEDY_ASK.search(question) else set()
+    sides = sides_of(question)  # "A vs B": a point about a side no chosen sentence names yet is not redundant, it is the other half
     while len(chosen) <= max_points:
         best, best_score = None, -np.inf
         for index, unit in enumerate(candidates):
@@ -299,11 +296,13 @@ def compose_faq(
                 continue
             if len(chosen) > MIN_POINTS and unit.relevance < floor:
                 continue  # past the minimum only relevant points: a weak one never displaces a relevant but similar one
-            if any(_same_template(unit.text, candidates[c].text) for c in chosen):
+            if any(same_template(unit.text, candidates[c].text) for c in chosen):
                 continue
             redundancy = max(float(vectors[index] @ vectors[c]) for c in chosen) if vectors is not None else _overlap(unit, candidates, chosen)
             crowding = 0.0 if unit.hit in fix_lists and unit.is_item else SAME_SECTION * sum(1 for c in chosen if candidates[c].hit == unit.hit)
             score = MMR_LAMBDA * unit.relevance - (1 - MMR_LAMBDA) * redundancy - crowding
+            if sides and any(side.search(unit.text) and not any(side.search(candidates[c].text) for c in chosen) for side in sides):
+                score += OTHER_SIDE
             if score > best_score:
                 best, best_score = index, score
         if best is None:
@@ -333,8 +332,9 @@ def _score(
     why = bool(WHY_ASK.search(question))
     worth = bool(WORTH_ASK.search(question))
     judge = bool(JUDGE_ASK.search(question))
-    define = _defines(question)
-    sides = _sides(question)
+    define = defines(question)
+    price = bool(PRICE_ASK.search(question))
+    sides = sides_of(question)
     dense = np.zeros(len(candidates), dtype=np.float32)
     heading = np.zeros(len(hits), dtype=np.float32)
     if embed is not None and vectors is not None:
@@ -367,19 +367,13 @@ def _score(
         if sides:
             prior += BOTH_SIDES * all(side.search(unit.text) for side in sides)
         if define:
-            prior += DEFINITION_SENTENCE * _defining(unit.text, asked) - FORMULA_LINE * bool(FORMULA.search(unit.text))
+            prior += DEFINITION_SENTENCE * defining(unit.text, asked) - FORMULA_LINE * bool(FORMULA.search(unit.text))
+        if price:
+            prior += PRICE_SENTENCE * bool(PRICE.search(unit.text))
         unit.base, unit.relevance = own, own + HEADING * float(heading[unit.hit]) + prior
         if unit.hidden:
             intro_relevance[(unit.hit, unit.text)] = own
         previous = unit
-
-
-def _sides(question: str) -> list[re.Pattern[str]]:
-    """The two things a "difference between A and B" question compares, as whole-word patterns; none otherwise."""
-    found = SIDES.search(question) if DIFFERENCE_ASK.search(question) else None
-    if not found or found.group(1).lower() == found.group(2).lower():
-        return []
-    return [re.compile(rf"(?<![A-Za-z0-9]){re.escape(side)}(?![A-Za-z0-9])", re.I) for side in found.groups()]
 
 
 def _part_answers(
@@ -402,17 +396,6 @@ def _coverage(asked: set[str], text: str) -> float:
     return len(asked & term_set(text)) / len(asked) if asked else 0.0
 
 
-def _defines(question: str) -> bool:
-    """A "what is X" question (not one asking what to do, whether it is worth it or whether a value is low)."""
-    return bool(DEFINE_ASK.search(question)) and not (REMEDY_ASK.search(question) or WORTH_ASK.search(question) or JUDGE_ASK.search(question))
-
-
-def _defining(text: str, subject: set[str]) -> bool:
-    """Whether a sentence opens by saying what the question's subject is or does: a subject word near its start and a
-    defining verb soon after ("KV cache 就是…", "Pipeline parallelism (PP) puts…", "NVSwitch is a switch chip…")."""
-    return bool(subject & term_set(text[:DEFINITION_SUBJECT_CHARS])) and bool(DEFINITION.search(text[:DEFINITION_VERB_CHARS]))
-
-
 def _pick_lead(candidates: list[Unit], *, define: bool = False, subject: set[str] = frozenset()) -> int:
     """The most relevant sentence that can open an answer on its own; any sentence if none can. Asked what something
     is, a defining sentence nearly as relevant as the best opens the answer."""
@@ -421,18 +404,10 @@ def _pick_lead(candidates: list[Unit], *, define: bool = False, subject: set[str
     pool = eligible or shown
     if define and pool:
         best = max(candidates[i].relevance for i in pool)
-        defining = [i for i in pool if _defining(candidates[i].text, subject) and candidates[i].relevance >= best - DEFINITION_LEAD_GAP]
-        pool = defining or pool
+        definitions = [i for i in pool if defining(candidates[i].text, subject) and candidates[i].relevance >= best - DEFINITION_LEAD_GAP]
+        pool = definitions or pool
     # Prose reads as an answer; a list item wins only when clearly more relevant.
     return max(pool, key=lambda i: candidates[i].relevance + (0.03 if not candidates[i].is_item else 0.0))
-
-
-def _same_template(one: str, other: str) -> bool:
-    """Whether two units are one sentence with different names and numbers filled in (sibling cards' spec lines)."""
-    if one == other:
-        return True
-    a, b = set(TEMPLATE_WORDS.findall(one.lower())), set(TEMPLATE_WORDS.findall(other.lower()))
-    return bool(a and b) and len(a & b) / len(a | b) >= SAME_TEMPLATE
 
 
 def _overlap(unit: Unit, candidates: list[Unit], chosen: list[int]) -> float:

@@ -237,9 +237,10 @@ def fit_question(ctx: Context) -> Draft | None:
     if not serving:
         blocks.append(fit.breakdown(ctx, focus.result, label[focus.option]))
         if gpus > 1 and gpu.scale_up is None and focus.option == "full":
+            # the note agrees with the lead: "it fits, but PCIe sets the pace", or "and even sharded, PCIe would"
+            key = "consult.fit_pcie_training_no" if focus.fit == "does_not_fit" else "consult.fit_pcie_training"
             ctx.record("catalog-lookup", {"gpu": gpu.id}, {"pcie_gen": gpu.pcie_gen, "pcie_gbps_per_direction": gpu.pcie_gbps_per_direction})
-            blocks.append(ParagraphBlock(text=say("consult.fit_pcie_training", lang, gpu=gpu.name, gpus=gpus, pcie=gpu.pcie_gen,
-                                                  bw=num(gpu.pcie_gbps_per_direction))))
+            blocks.append(ParagraphBlock(text=say(key, lang, gpu=gpu.name, gpus=gpus, pcie=gpu.pcie_gen, bw=num(gpu.pcie_gbps_per_direction))))
     if best is None or best.fit == "tight":
         # The ladder of fixes, and the smallest card on which the cheapest option fits.
         cheapest = options[-1]

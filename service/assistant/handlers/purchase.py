@@ -27,6 +27,8 @@ MAX_ROWS = 4
 ASSUMED_PARAMS_B = {"personal": 7.0, "server": 13.0}  # fine-tuning sizes assumed when no model is named (stated in the answer)
 # "自己买卡在家", "for myself at home": a person buying for their own desk, beside market_cues.yaml's `personal`
 # "个人" is "personal" but "10个人" is ten people.
+SAME_SIZE = 0.1  # a size within 10% of the named model's parameter count is that model's own size in its name
+HOME = re.compile(r"在家|家里|家用|at home|for myself|hobby", re.I)  # a company that buys "自己买" is still a company
 AT_HOME = re.compile(r"在家|家里|家用|自己买|自己(?:装|配|攒)|(?<![\d几多两一二三四五六七八九十百千\s])个人|at home|for myself|my own|personal|hobby", re.I)
 WANT_CARD = re.compile(r"(?:want|need|looking for)\s+(?:a|an|one)\s+(?:new\s+)?(?:gpu|graphics card|card)|which one\b|想要?(?:一张|块)?(?:显)?卡", re.I)
 # A budget that buys one or two cards is a desktop build: 24 GB consumer cards beat a 16 GB data-centre card at that price.
@@ -66,6 +68,7 @@ def purchase_answer(ctx: Context, *, for_person: bool = False) -> Draft | None:
     # A budget with no model named ("lab, $150k, what should we buy?") is still answerable: size for the workload such
     # buyers typically run, say so, and invite the model for a precise plan, rather than asking first.
     assumed = None if (s.model or s.params_b) else ASSUMED_PARAMS_B["personal" if personal else "server"]
+    team = personal and cues.matches("market_cues.yaml", "organisation", said) and not HOME.search(said)
     model_ref = {"model": s.model, "params_b": None if s.model else (s.params_b or assumed)}
     methods = (s.method,) if s.method else METHODS
     options = []
@@ -110,12 +113,12 @@ def purchase_answer(ctx: Context, *, for_person: bool = False) -> Draft | None:
     blocks = [LeadBlock(text=lead), *_why_not_full(ctx, model_ref, method, gpu, count, model, methods), TableBlock(columns=columns, rows=rows),
               NoticeBlock(kind="assumption", text=say("purchase.prices", lang)),
               *([NoticeBlock(kind="assumption", text=say("purchase.assumed_workload", lang, params=num(assumed)))] if assumed else []),
-              ParagraphBlock(text=say("purchase.personal" if personal else "purchase.server", lang))]
+              ParagraphBlock(text=say(("purchase.team_consumer" if team else "purchase.personal") if personal else "purchase.server", lang))]
     if not personal and SHARED_BY_A_TEAM.search(said):
         # GPUs bought for a group sit idle or fought over without a scheduler, quotas and shared storage.
         blocks.append(ParagraphBlock(text=say("purchase_team.shared", lang)))
     if personal:
-        blocks[1:1] = _memory_first(ctx, gpu, count, model_ref, currency)
+        blocks[1:1] = _memory_first(ctx, gpu, count, model_ref, currency, team=team)
         if RUN_WORDS.search(text):
             blocks[1:1] = _running_locally(ctx, gpu, count, model_ref)
     blocks[1:1] = _other_sizes(ctx, gpu, count, model_ref)
@@ -146,7 +149,7 @@ def _option(ctx: Context, options: list, model_ref: dict, gpu, gpu_id: str, coun
             return
 
 
-def _memory_first(ctx: Context, gpu, count: int, model_ref: dict, currency: str) -> list:
+def _memory_first(ctx: Context, gpu, count: int, model_ref: dict, currency: str, *, team: bool = False) -> list:
     """A personal fine-tuning box: memory (24 GB on the consumer cards) decides what fits; the 24 GB cards side by side,
     and every other model size the buyer named, on the card recommended."""
     lang = ctx.lang
@@ -161,7 +164,8 @@ def _memory_first(ctx: Context, gpu, count: int, model_ref: dict, currency: str)
     sep = "；" if lang == "zh" else "; "
     rows = sep.join(say("s2.purchase_card", lang, gpu=c.name, price=money(CAPEX_PER_GPU_USD[c.id] * fx, currency),
                         tflops=num(c.dense_tflops("bf16"))) for c in cards)
-    return [ParagraphBlock(text=say("s2.purchase_memory_first", lang, memory=num(gpu.memory_gb), cards=rows))]
+    key = "s2.purchase_memory_first_team" if team else "s2.purchase_memory_first"  # a company's server is not "at home"
+    return [ParagraphBlock(text=say(key, lang, memory=num(gpu.memory_gb), cards=rows))]
 
 
 def _running_locally(ctx: Context, gpu, count: int, model_ref: dict) -> list:
@@ -180,7 +184,11 @@ def _other_sizes(ctx: Context, gpu, count: int, model_ref: dict) -> list:
     """"7B to 14B", "8B-70B": every other model size the buyer named, on the cards recommended: the most capable fine-tuning
     method that fits, and, when serving is part of the plan, the best weight format that serves it."""
     lang, blocks = ctx.lang, []
-    named = {float(m.group(1)) for m in SIZES.finditer(ctx.text)} - {model_ref.get("params_b")}
+    own = model_ref.get("params_b")
+    if model_ref.get("model") in ctx.catalog.models:
+        own = ctx.catalog.models[model_ref["model"]].params_b
+    # "Qwen2.5-32B" names its own size: 32 is the model's 32.76B, not another model to size
+    named = {p for p in (float(m.group(1)) for m in SIZES.finditer(ctx.text)) if own is None or abs(p - own) / own > SAME_SIZE}
     serving = consult.cue("serving", ctx.text) or bool(SERVE_WORDS.search(ctx.text))
     for params in sorted(p for p in named if 1 <= p <= 700):
         for method in METHODS:

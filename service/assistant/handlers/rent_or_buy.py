@@ -10,7 +10,7 @@ from service.assistant.compose.fmt import money, num, pct
 from service.assistant.compose.work import assumptions, warnings
 from service.assistant.handlers.base import Context, Draft
 from service.assistant.handlers.burst import burst_answer
-from service.assistant.handlers.knowledge import faq
+from service.assistant.handlers.knowledge import faq, passages
 from service.assistant.handlers.rental import rental_answer
 from service.assistant.handlers.workload import DEFAULT_GPU, _currency, recommend
 from service.assistant.messages import say
@@ -24,6 +24,15 @@ RENT_NOT_BUY = re.compile(r"不想买|不买|不购置|不自建|without buying|
 
 # The question weighs buying against renting ("buy a DGX or rent", "自己买还是租"), not only which cloud to rent from.
 BUYING = re.compile(r"\bbuy(?:ing)?\b|\bpurchas\w*|\bown (?:our|the|a)\b|\bdgx\b|\bon-?prem|买|购置|采购|自建", re.I)
+
+
+# "What do we need to consider / plan for": the question asks what an undertaking takes, not for one number.
+CONSIDERATIONS = re.compile(
+    r"考虑(?:哪些|什么|啥)|注意(?:哪些|什么|啥)|准备(?:哪些|什么|啥)|哪些方面|哪些坑|要点|"
+    r"what (?:should|do|would) (?:we|i) (?:need to )?(?:consider|plan for|think about|watch out for|prepare)|what to (?:consider|plan for|think about)|"
+    r"things to (?:consider|plan|think about)|considerations|what does it take|what (?:is|'s) involved",
+    re.I,
+)
 
 
 # Spot / preemptible capacity is the subject ("spot GPUs for a 2-day run?", "抢占式实例靠谱吗").
@@ -52,11 +61,29 @@ def cloud_vs_onprem(ctx: Context) -> Draft:
     burst = burst_answer(ctx)
     if burst is not None:
         return burst  # "十几张卡平时够，季度末要上百张": own the baseline, rent the peak
+    if BUYING.search(ctx.text) and CONSIDERATIONS.search(ctx.text) and s.yearly_utilization is None and not MONEY_FIGURE.search(ctx.text):
+        building = _building_on_prem(ctx)
+        if building is not None:
+            return building  # "自建集群要考虑哪些": power, cooling, space, network, staff; not a cloud instance
     if {"cloud_provider_choice", "self_host_vs_api"} & set(ctx.understanding.evidence):
         return _providers_first(ctx)  # which cloud, which billing, or an API per token: the knowledge leads
     if (s.model or s.params_b) and not s.gpu:
         return _workload_first(ctx)
     return _break_even(ctx)
+
+
+def _building_on_prem(ctx: Context) -> Draft | None:
+    """What building one's own cluster takes, from the knowledge, read together with the subject words (the question's
+    own words, "data must stay on-prem, 70B", would find the break-even and the model's documents instead)."""
+    question = f"{say('queries.onprem_build', ctx.lang)} {ctx.text}"
+    blocks, cited = passages(ctx, question, ctx.retrieve(question, k=5))
+    if not blocks:
+        return None
+    blocks[0] = LeadBlock(text=blocks[0].text)
+    follow = [say("cloud.follow_up_break_even", ctx.lang)]
+    if ctx.slots.model or ctx.slots.params_b:
+        follow.insert(0, say("consulting.follow_recommend", ctx.lang))
+    return Draft(blocks=blocks, hits=cited, follow_ups=follow)
 
 
 def _workload_first(ctx: Context) -> Draft:

@@ -136,6 +136,8 @@ def ttft_answer(ctx: Context) -> Draft | None:
     prompt, _ = lengths_in(text)
     prompt = prompt or s.context_len or s.seq_len
     assumed = None
+    if not prompt and _other_latency_targets(text):
+        return None  # "首字 1 秒内、每路每秒 20 token": the serving plan checks every target (latency_target.py)
     if not prompt:
         # "p95 TTFT under 400 ms": a target with no prompt length is judged on a typical chat prompt, said so
         prompt = ASSUMED_PROMPT_TOKENS
@@ -167,6 +169,13 @@ def ttft_answer(ctx: Context) -> Draft | None:
         blocks.insert(1, assumed)
     return Draft(blocks=blocks, hits=ctx.retrieve(k=2, topics=["inference"]), works=[(result.tool, result.work)],
                  follow_ups=[say("consulting.follow_users", lang), say("consulting.follow_int4", lang)])
+
+
+def _other_latency_targets(text: str) -> bool:
+    """Whether the question also sets a per-user speed or an end-to-end latency target besides the first token."""
+    from service.assistant.handlers.latency_target import end_to_end_target, per_sequence_target  # it imports this module
+
+    return per_sequence_target(text) is not None or end_to_end_target(text) is not None
 
 
 def _target_seconds(text: str) -> float | None:
