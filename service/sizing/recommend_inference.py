@@ -44,6 +44,8 @@ def recommend_inference(req: Workload, catalog: Catalog, shape: ModelShape, pinn
             continue
         counts = [req.gpus] if req.gpus else [1, 2, 4, 8]
         for n in counts:
+            if not req.gpus and shape.params * (1 if weights == "fp8" else 2) / n > gpu.memory_gb * 1e9:
+                continue  # the weights alone exceed the memory: the full estimate (and its ledger) could only say so
             result = estimate_inference(InferenceRequest(model=req.model, params_b=req.params_b, weights=weights, gpu=gpu.id, gpus=n,
                                                          concurrency=req.concurrency, context_len=req.context_len), catalog)
             if result.fit != "does_not_fit":
