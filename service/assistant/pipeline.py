@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from service.analytics.recorder import Recorder
 from service.analytics.records import TurnFacts, outcome_of
 from service.assistant import followup
+from service.assistant.changes import note_changes
 from service.assistant.compose.work import work_block
 from service.assistant.grounding import check
 from service.assistant.handlers import HANDLERS
@@ -170,6 +171,7 @@ class Assistant:
         ctx = Context(text=turn.text, understanding=und, catalog=self.catalog, index=searcher, on_tool=on_tool, cancelled=cancelled)
         handled = time.perf_counter()
         draft = self._handle(ctx)
+        note_changes(ctx, draft, (state or {}).get("slots"))  # a follow-up that changed an input says which, before and after
         # The handler retrieves and calls tools; what is not retrieval is the tools and the handler's own reasoning.
         clock.add("retrieve", searcher.seconds)
         clock.add("tools", time.perf_counter() - handled - searcher.seconds - searcher.compose_seconds)
