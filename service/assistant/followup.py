@@ -14,7 +14,10 @@ WORKLOAD_INTENTS = ("recommend", "sizing", "compare", "cloud_vs_onprem", "claim_
 FOLLOW = re.compile(r"呢[？?。.!！\s]*$|what about|how about|instead|换成|改成|改用|换用|如果|要是|假如|\bif (?:we|i|the|it)|and (?:with|for|if|on)|"
                     r"^\s*(?:and|also|then|so)\b|^\s*那|用.{0,12}的话|same (?:but|with)|\bwith \d+|\bon \d+|具体|详细|那块|这块|这部分|more detail|specifically|elaborate|"
                     r"算(?:低|高|快|慢|多|少|正常)吗|is that (?:low|high|normal|ok|good|bad|enough)|"
-                    r"(?:does|would|will) (?:that|this|it) change|turns out|change (?:things|anything)|这样的话|那样的话|有变化吗|会变吗|影响大吗", I)
+                    r"(?:does|would|will) (?:that|this|it) change|turns out|change (?:things|anything)|这样的话|那样的话|有变化吗|会变吗|影响大吗|"
+                    # "ok but per dollar?", "but cost-wise?": the same comparison or plan, judged another way
+                    r"^\s*(?:ok|okay|sure|right|fine|got it)[,.!]?\s+(?:but|and|so)\b|^\s*but\b|\bper (?:dollar|buck)\b|\b(?:cost|price)[- ]wise\b|"
+                    r"^\s*(?:好的?|行|嗯)[，,]?\s*(?:但|那|不过)", I)
 KV_FORMAT = re.compile(r"(fp8|int8|int4|fp16|bf16)\s*(?:的\s*)?kv|kv[ _-]?(?:cache|缓存)?\s*(?:用|改成|换成|改为|设为|是|in|at|as|to|is|of|with|using|=|:)?\s*(fp8|int8|int4|fp16|bf16)", I)
 FORMAT_WORD = re.compile(r"fp8|int8|int4|fp16|bf16", I)
 ROUTER_ASKS = ("checkpoint", "allreduce", "nccl", "data_loader")  # "how big is each checkpoint then?"
@@ -83,7 +86,7 @@ def merge(text: str, und: Understanding, state: dict[str, Any]) -> Understanding
         if key == "context_len" and merged.get("task") != "inference":
             key = "seq_len"  # "上下文翻倍" in a training conversation: the training sequence length
         base = merged.get(key) or RELATIVE_BASE.get(key)
-        if pattern.search(text) and base:
+        if pattern.search(text) and base and key not in new:  # "预算翻倍到160万": the figure stated is the new value
             merged[key] = max(1, int(base * factor)) if key in ("gpus", "context_len", "seq_len", "concurrency", "users") else base * factor
     intent, new_ask = und.intent, und.ask
     # "如果换成 H100 呢" / "what if the budget were half" change one input of the workload being sized:
@@ -158,6 +161,11 @@ def _settings_for_slow_run(text: str, state: dict[str, Any]) -> bool:
 
 def _relative(text: str) -> bool:
     return any(pattern.search(text) for _, pattern, _ in RELATIVE)
+
+
+def changes_relatively(text: str) -> bool:
+    """"预算翻倍", "double the users", "half the GPUs": a turn that scales a setting of the conversation."""
+    return _relative(text)
 
 
 def state(und: Understanding, text: str, previous: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -400,7 +400,7 @@ def _budget(text: str) -> dict:
     cny = (re.search(rf"{NUM}\s*(万|千|[kKmMwW])?\s*(?:元|块钱|块|人民币|RMB|CNY|¥)", text, I) or re.search(rf"(?:¥|￥|RMB\s*|CNY\s*)\s*{NUM}\s*(万|千|[kKmMwW])?", text, I)
            # "40万预算", "经费大概50万": 万 with a budget word is money even without 元
            or re.search(rf"{NUM}\s*(万|千|[wW])\s*(?:左右|多)?\s*(?:的)?\s*(?:预算|经费|资金)", text)
-           or re.search(rf"(?:预算|经费|资金)\s*(?:大概|大约|约|有|是|在|只有|就|共|(?:能|可以|最多|可|再)?(?:提|提高|提升|涨|加|增加|升|改|放宽)?(?:到|至|成))?\s*{NUM}\s*(万|千|[wW](?![a-zA-Z]))", text))
+           or re.search(rf"(?:预算|经费|资金)\s*(?:大概|大约|约|有|是|在|只有|就|共|(?:能|可以|最多|可|再)?(?:提|提高|提升|涨|加|增加|升|改|放宽|翻倍|翻番|翻一倍)?(?:到|至|成))?\s*{NUM}\s*(万|千|[wW](?![a-zA-Z]))", text))
     if cny:
         value = _num(cny.group(1), "万" if (cny.group(2) or "") in ("w", "W") else cny.group(2))
         return {"budget": value, "currency": "CNY"} if value else {}

@@ -123,7 +123,10 @@ class RoutedUnderstander:
             if sibling:
                 slots = slots.model_copy(update={"gpu": sibling})
         und = self.read(text, slots, lang, vector=self.router.embed(text))
-        if state and followup.is_follow_up(text, state):
+        # "what about the weather tomorrow?": a follow-up cue, but far from the domain with no word or setting of it
+        off_topic = bool(state) and und.intent == "out_of_scope" and not slots.stated() and not followup.changes_relatively(text) \
+            and self._far_from_domain(text) and not self._domain_cue(text, slots)
+        if state and not off_topic and followup.is_follow_up(text, state):
             # A follow-up's words say little on their own ("what about H100 instead?" is not a comparison):
             # the cue cascade reads it, and merge() carries the previous turn's intent and workload over.
             intent, ask, _, rule = classify_with_rule(text, slots)
@@ -144,7 +147,8 @@ class RoutedUnderstander:
             )
         if state and (previous := self._continued_intent(text, slots, und, state)):
             und = self._continue(und, slots, state, previous)
-        if state:
+            off_topic = False
+        if state and not off_topic:
             merged = followup.merge(text, und, state)
             changed = merged.intent != und.intent or merged.slots != und.slots or merged.context != und.context
             if changed and und.trace:
@@ -152,7 +156,26 @@ class RoutedUnderstander:
                 merged = merged.model_copy(update={"trace": und.trace.model_copy(update={"intent": merged.intent, "rules": rules})})
             # A follow-up reads with the previous turn: no clarifying question about this one alone.
             und = merged.model_copy(update={"clarification": None}) if changed else merged
+            if und.clarification is not None and len(text) <= MAX_CONTINUATION_CHARS and state.get("intent") in self.registry.intents:
+                # "nodes only have 25GbE, no IB" after a plan: the conversation settles a close call better than a question
+                trace = und.trace.model_copy(update={"rules": [*und.trace.rules, "close call inside a conversation: answered, not asked"]}) if und.trace else None
+                und = und.model_copy(update={"clarification": None, "trace": trace})
         return und
+
+    def _far(self, nearest_in_domain: float, nearest_intent: str) -> bool:
+        """Far from the domain: below the off-topic threshold, or below the in-domain one with an off-topic exemplar nearest."""
+        far_below, near_below = self.ood_thresholds
+        off_topic_nearest = not self.registry.in_domain(nearest_intent)
+        return nearest_in_domain < far_below or (off_topic_nearest and nearest_in_domain < near_below)
+
+    def _far_from_domain(self, text: str) -> bool:
+        sims = self.router.matrix @ self.router.embed(text)
+        nearest = int(np.argmax(sims))
+        return self._far(float(np.where(self._in_domain, sims, -np.inf).max()), self.registry.exemplars[nearest].intent)
+
+    def _domain_cue(self, text: str, slots: Slots) -> bool:
+        """A cue word of some in-domain intent ("per dollar", "性价比"): a short turn with one continues the conversation."""
+        return any(self.registry.in_domain(name) for name in gather(text, slots, self.registry).cues)
 
     def _continued_intent(self, text: str, slots: Slots, und: Understanding, state: dict[str, Any]) -> str | None:
         """The previous turn's intent when this turn only continues it, else None.
@@ -215,8 +238,7 @@ class RoutedUnderstander:
         self._weigh_rules(scores, rules, text, slots, evidence, cascade_intent, rule)
 
         far_below, near_below = self.ood_thresholds
-        nearest_is_off_topic = not registry.in_domain(neighbours[0][0].intent)
-        far = nearest_in_domain < far_below or (nearest_is_off_topic and nearest_in_domain < near_below)
+        far = self._far(nearest_in_domain, neighbours[0][0].intent)
         if evidence.in_domain:
             # A catalog name, a workload number or a pasted log rules out the two non-domain readings;
             # a domain word alone only weakens them ("英伟达的股票" names the company, not a GPU).
