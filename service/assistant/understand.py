@@ -28,6 +28,7 @@ class Understanding(BaseModel):
     trace: UnderstandingTrace | None = None  # why it was read this way (copied into Answer.understanding)
     clarification: Clarification | None = None  # a close call between two readings: ask which one
     evidence: list[str] = []  # the evidence rules (registry.yaml) that fired for the chosen intent: handlers may answer by them
+    far_from_domain: bool = False  # no in-domain exemplar near, and no domain evidence or cue word: off topic even as a follow-up
 
 
 PASTED = re.compile(r"```.*?(?:```|$)", re.S)

@@ -124,8 +124,7 @@ class RoutedUnderstander:
                 slots = slots.model_copy(update={"gpu": sibling})
         und = self.read(text, slots, lang, vector=self.router.embed(text))
         # "what about the weather tomorrow?": a follow-up cue, but far from the domain with no word or setting of it
-        off_topic = bool(state) and und.intent == "out_of_scope" and not slots.stated() and not followup.changes_relatively(text) \
-            and self._far_from_domain(text) and not self._domain_cue(text, slots)
+        off_topic = bool(state) and und.intent == "out_of_scope" and und.far_from_domain and not slots.stated() and not followup.changes_relatively(text)
         if state and not off_topic and followup.is_follow_up(text, state):
             # A follow-up's words say little on their own ("what about H100 instead?" is not a comparison):
             # the cue cascade reads it, and merge() carries the previous turn's intent and workload over.
@@ -161,21 +160,6 @@ class RoutedUnderstander:
                 trace = und.trace.model_copy(update={"rules": [*und.trace.rules, "close call inside a conversation: answered, not asked"]}) if und.trace else None
                 und = und.model_copy(update={"clarification": None, "trace": trace})
         return und
-
-    def _far(self, nearest_in_domain: float, nearest_intent: str) -> bool:
-        """Far from the domain: below the off-topic threshold, or below the in-domain one with an off-topic exemplar nearest."""
-        far_below, near_below = self.ood_thresholds
-        off_topic_nearest = not self.registry.in_domain(nearest_intent)
-        return nearest_in_domain < far_below or (off_topic_nearest and nearest_in_domain < near_below)
-
-    def _far_from_domain(self, text: str) -> bool:
-        sims = self.router.matrix @ self.router.embed(text)
-        nearest = int(np.argmax(sims))
-        return self._far(float(np.where(self._in_domain, sims, -np.inf).max()), self.registry.exemplars[nearest].intent)
-
-    def _domain_cue(self, text: str, slots: Slots) -> bool:
-        """A cue word of some in-domain intent ("per dollar", "性价比"): a short turn with one continues the conversation."""
-        return any(self.registry.in_domain(name) for name in gather(text, slots, self.registry).cues)
 
     def _continued_intent(self, text: str, slots: Slots, und: Understanding, state: dict[str, Any]) -> str | None:
         """The previous turn's intent when this turn only continues it, else None.
@@ -238,7 +222,8 @@ class RoutedUnderstander:
         self._weigh_rules(scores, rules, text, slots, evidence, cascade_intent, rule)
 
         far_below, near_below = self.ood_thresholds
-        far = self._far(nearest_in_domain, neighbours[0][0].intent)
+        nearest_is_off_topic = not registry.in_domain(neighbours[0][0].intent)
+        far = nearest_in_domain < far_below or (nearest_is_off_topic and nearest_in_domain < near_below)
         if evidence.in_domain:
             # A catalog name, a workload number or a pasted log rules out the two non-domain readings;
             # a domain word alone only weakens them ("英伟达的股票" names the company, not a GPU).
@@ -286,6 +271,7 @@ class RoutedUnderstander:
             trace=trace,
             clarification=clarification,
             evidence=[r.name for r, _ in evidence.fired if r.intent == intent],
+            far_from_domain=far and not evidence.in_domain and not any(registry.in_domain(name) for name in evidence.cues),
         )
 
     def _without_missing_requirements(self, ranked: list[str], evidence: Evidence, slots: Slots, rule: str, rules: list[str]) -> list[str]:

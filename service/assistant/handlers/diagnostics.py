@@ -24,7 +24,8 @@ MAX_NAMED = 2  # signatures named in the lead; the first leads the search
 
 CELL = re.compile(r"^(X|NV\d+|SYS|NODE|PHB|PXB|PIX)$")
 NV_LINKS_TO_GPU = {18: "h100-sxm", 12: "a100-80gb-sxm", 8: "h800"}
-CROSS_NODE = re.compile(r"跨机|跨节点|多机|机间|两台|2\s*台|inter-?node|cross-?node|across (?:the )?nodes|multi-?node|between (?:the )?nodes|two nodes|2 nodes", re.I)
+# Words for "across nodes" with no node count ("跨机 busbw 只有 12GB/s"); a count ("two nodes", "两台") is the nodes slot.
+CROSS_NODE = re.compile(r"跨机|跨节点|多机|机间|inter-?node|cross-?node|across (?:the )?nodes|multi-?node|between (?:the )?nodes", re.I)
 
 
 def parse_topology(text: str) -> dict | None:
@@ -170,7 +171,7 @@ def _bandwidth(ctx: Context, measured: float, parsed: dict | None) -> Draft:
         notes.append(say("diagnostics.assumed_gpu", ctx.lang))
     gpus = s.gpus or (parsed["ranks"] if parsed and parsed["ranks"] >= 2 else 8)
     asked = f"{ctx.understanding.context or ''} {ctx.text}"
-    across_nodes = gpus > 8 or bool(CROSS_NODE.search(asked))
+    across_nodes = gpus > 8 or (s.nodes or 1) > 1 or bool(CROSS_NODE.search(asked))
     if across_nodes and gpus <= 8:
         gpus = 16  # "跨机 busbw 只有 12GB/s": at least two nodes, whatever the per-node count
         notes.append(say("diagnostics.assumed_two_nodes", ctx.lang))
