@@ -49,8 +49,36 @@ NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s*(万亿|
 SOURCES_HEAD = re.compile(r"^\*\*(?:Sources|来源)\*\*\s*$", re.M)
 
 
+# Issue 7's targets for the headline, the newest blind set on its first run: at least for rates, at most for counts.
+HEADLINE_TARGETS: dict[str, tuple[str, float]] = {
+    "expert_pass_rate": ("min", 0.85),
+    "intent_accuracy": ("min", 0.92),
+    "in_scope_refusals": ("max", 0),
+    "unneeded_clarifications": ("max", 0),
+    "numeric_grounding": ("min", 1.0),
+    "citation_validity": ("min", 1.0),
+    "language_match": ("min", 1.0),
+}
+
+
 def sets() -> list[Path]:
-    return sorted(BLIND_DIR.glob("*.jsonl"))
+    """Every blind set, oldest first (by the number in its name, so set 10 comes after set 9)."""
+    return sorted(BLIND_DIR.glob("*.jsonl"), key=lambda p: (int(re.sub(r"\D", "", p.stem) or 0), p.stem))
+
+
+def headline() -> Path:
+    """The newest blind set: its first run is the headline."""
+    return sets()[-1]
+
+
+def missed_targets(metrics: dict[str, float]) -> list[str]:
+    """The headline targets these metrics miss, each as 'metric value (target)'."""
+    missed = []
+    for metric, (kind, bound) in HEADLINE_TARGETS.items():
+        value = metrics[metric]
+        if (value < bound) if kind == "min" else (value > bound):
+            missed.append(f"{metric} {value:g} ({'>=' if kind == 'min' else '<='} {bound:g})")
+    return missed
 
 
 def answer_text(markdown: str) -> str:
