@@ -32,6 +32,7 @@ from service.assistant.spec_facts import export_pair
 from service.catalog import Catalog
 
 KINDS = ("time", "throughput", "speedup", "peak", "feature", "network", "node_network", "latency", "memory", "decode", "export")
+EXPERT_KINDS = ("efficiency", "offload", "weights")  # listed from claims_expert.kinds when a claim fits no kind
 TOKENS_PER_STEP = 4 * 1024 * 1024  # a 4M-token global batch, as in Llama 2/3 pre-training
 SAMPLES_PER_S = re.compile(
     rf"{NUM}\s*(?:\+|多|以上)?\s*(?:个|条)?\s*(?:训练)?\s*(?:样本|samples?)\s*(?:/\s*s|每秒|per second|/sec)|"
@@ -329,7 +330,11 @@ def _parity(ctx, fast, slow, prec: str, compute_ratio: float, bw_ratio: float) -
         return Finding("speedup", "partly_true", lead, [compute, say("claim_advice.parity_prefill", lang, slow=slow.name)],
                        topics=["claims", "inference", "gpu-selection"])
     lead = say("claim.lead", lang, verdict=say("claim.verdict.false", lang)) + " " + compute
-    return Finding("speedup", "false", lead, [decode], topics=["claims", "gpu-selection"])
+    from service.assistant.claim_checks_parity import training_points  # memory, the link, price, where it is fair
+
+    extra = training_points(ctx, fast, slow, prec, compute_ratio, bw_ratio)
+    points = extra if bw_ratio >= 1.5 else [decode, *extra]  # decode is close only when the bandwidths are
+    return Finding("speedup", "false", lead, points, topics=["claims", "gpu-selection"])
 
 
 def _ordering(ctx) -> Finding:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from service.assistant import consult
 from service.assistant.slots import Slots
 from service.assistant.understand import INJECTION, Understanding, _ask
 from service.sizing.memory import TrainingMemoryRequest
@@ -63,7 +64,19 @@ def merge(text: str, und: Understanding, state: dict[str, Any]) -> Understanding
         merged = {**prev_slots, **new}
         if "gpu_utilization" in new and "yearly_utilization" not in new:
             merged["yearly_utilization"] = merged.pop("gpu_utilization") / 100
-        return und.model_copy(update={"intent": prev_intent, "ask": "cost", "slots": Slots.model_validate(merged), "context": None})
+        from service.assistant.handlers.reserved import asks as reserved  # a reserved-vs-on-demand question keeps its words for the re-run
+
+        context = state.get("query") if reserved(state.get("query") or "", usage_stated=True) else None
+        return und.model_copy(update={"intent": prev_intent, "ask": "cost", "slots": Slots.model_validate(merged), "context": context})
+    if short and not own_workload and prev_intent in ("sizing", "recommend") and (prev_slots.get("model") or prev_slots.get("params_b")) \
+            and consult.cue("concurrency_asked", text):
+        # "how many 8k-context requests fit in the rest of an 80 GB card?" after a KV-cache or serving answer: that model served
+        merged = {**prev_slots, **new, "task": "inference"}
+        if "seq_len" in merged and "context_len" not in new:
+            merged["context_len"] = merged.pop("seq_len")
+        for key in ("method", "concurrency"):
+            merged.pop(key, None)
+        return und.model_copy(update={"intent": "sizing", "ask": "inference", "slots": Slots.model_validate(merged), "context": state.get("query")})
     if und.intent in ("diagnostics", "claim_check", "preflight", "cloud_vs_onprem", "compare") and not cue:
         return und  # a new question of its own kind
     if not (short and (cue or (und.intent == "faq" and (new or ask)) or (ask and not own_workload and prev_slots))):
@@ -159,8 +172,13 @@ def _settings_for_slow_run(text: str, state: dict[str, Any]) -> bool:
     return slow_card.asks(state.get("query") or "") and slow_card.gives_settings(text)
 
 
+# "cheaper option?", "有没有便宜点的": the plan on the table, asked again with cost first.
+CHEAPER = re.compile(r"^\s*(?:(?:a|any|is there a|got a|what'?s a|something)\s+)?(?:cheaper|cheapest|less expensive|lower[- ]cost)\b[^.?!]{0,25}[?？.!]*\s*$|"
+                     r"更便宜|便宜(?:点|些|一点|一些)|(?:更)?省钱(?:点|一点|的方案|的配置)|成本更低|降低成本的?(?:方案|办法)?[？?]?\s*$", I)
+
+
 def _relative(text: str) -> bool:
-    return any(pattern.search(text) for _, pattern, _ in RELATIVE)
+    return any(pattern.search(text) for _, pattern, _ in RELATIVE) or bool(CHEAPER.search(text))
 
 
 def changes_relatively(text: str) -> bool:

@@ -326,7 +326,7 @@ _SEQ_PATTERNS = [
     rf"(?:samples?|examples?|条)\s*[x×*]\s*{NUM}\s*([kK])?\s*(?:tokens?)",
     rf"每条(?:样本|数据)?(?:约|大约|平均)?\s*{NUM}\s*([kK])?\s*(?:个)?\s*tokens?",
     rf"{NUM}\s*([kK])?\s*tokens?\s*(?:each|per (?:sample|example|sequence|request)|一条|每条|/条|长)",
-    rf"{NUM}\s*([kK])\s*(?:的)?\s*(?:context|上下文|长度|序列)",
+    rf"{NUM}\s*([kK])\s*[-\s]?\s*(?:的)?\s*(?:context|ctx|上下文|长度|序列)",
     # "80,000 samples, avg 3,000 tokens", "平均每条 2k token": a length per sample, not the dataset's tokens
     rf"(?:avg|average|mean|平均|平均每条|平均长度)\s*(?:of|是|为|约|大约|~|:|：)?\s*(?:about|around|~)?\s*{NUM}\s*([kK])?\s*(?:个)?\s*tokens?",
 ]
@@ -434,6 +434,11 @@ def _utilization(text: str) -> dict:
     out: dict = {}
     yearly = re.search(rf"(?:年(?:均)?利用率|yearly|annual|per year|a year|全年|每年)[^0-9\n]{{0,16}}{NUM}\s*%", text, I) \
         or re.search(rf"{NUM}\s*%\s*(?:的时间|of the (?:year|time)|(?:annual|yearly) utili[sz]ation|年利用率|busy|in use|loaded)", text, I)
+    if not yearly:
+        from service.assistant.usage_readers import usage_share  # words of use in a pricing question: "usage ~45%", "六成时间在跑"
+
+        if (share := usage_share(text)) is not None:
+            return {"yearly_utilization": share}
     if ALWAYS_BUSY.search(text) and not yearly:
         return {"yearly_utilization": 1.0}  # "24/7 for three years", "全年满负荷": busy all the time
     if yearly:

@@ -1,6 +1,7 @@
 """Registers the built-in calculators."""
 
 from service.sizing import (
+                    commitment,
                     compute,
                     compute_optimal,
                     cost,
@@ -42,6 +43,9 @@ register(SizingTool("cost", cost.CostRequest, cost.CostResult, cost.estimate_cos
                     "GPU-hours × price across catalog instances; the cheapest fitting one.", "按目录实例计算 GPU 小时 × 单价，并找出最便宜的可用实例。"))
 register(SizingTool("break-even", cost.BreakEvenRequest, cost.BreakEvenResult, cost.break_even,
                     "Cloud vs on-prem break-even (capex, power, PUE, operations, utilization).", "云上与自建的盈亏平衡（资本支出、电力、PUE、运维、利用率）。"))
+register(SizingTool("reserved-vs-on-demand", commitment.ReservedRequest, commitment.ReservedResult, commitment.reserved_vs_on_demand,
+                    "Reserved / committed-use vs on-demand at a utilization: break-even utilization, yearly cost each way.",
+                    "预留（包年包月）与按需在给定利用率下的对比：盈亏平衡利用率、两种方式的年费用。"))
 register(SizingTool("recommend", recommend.Workload, recommend.Recommendation, recommend.recommend,
                     "Tier recommendation: configuration, time, cost, memory fit, warnings, alternatives.",
                     "分档推荐：配置、时间、费用、显存是否够用、瓶颈提示与备选方案。"))

@@ -78,6 +78,7 @@ def gather(text: str, slots: Slots, registry: Registry) -> Evidence:
         "gpu": bool(slots.gpu),
         "two_gpus": len(slots.compare_gpus or []) >= 2,
         "workload": bool(slots.model or slots.params_b),
+        "cluster_workload": bool((slots.model or slots.params_b) and (slots.gpus or slots.nodes)),
         "quantities": any(k in stated for k in WORKLOAD_NUMBERS),
         "measured": slots.measured_busbw_gbps is not None,
         "budget": slots.budget is not None,

@@ -84,7 +84,8 @@ class EvidenceRule:
 
     It fires when one of its `any` words is in the question, one of its `also` words too (when it has
     any), none of its `unless` words, every evidence kind in `needs` and none in `blocked_by`
-    (kinds: pasted, gpu, two_gpus, workload, quantities, measured, strong_domain). It then adds
+    (kinds: pasted, gpu, two_gpus, workload, quantities, measured, strong_domain, cluster_workload:
+    a model on a stated number of GPUs or nodes). It then adds
     `weight` to `intent` and multiplies the other intents' scores by `scale`. A sizing rule may name the
     sizing `ask` it implies (the question's quantity), which then wins over the ask's cue words, or a
     `fallback_ask`, taken only when the question's words name no other quantity ("几张卡, 3 天内" asks for a
@@ -101,7 +102,7 @@ class EvidenceRule:
     fallback_ask: str | None = None
 
 
-EVIDENCE_KINDS = ("pasted", "gpu", "two_gpus", "workload", "quantities", "measured", "budget", "strong_domain")
+EVIDENCE_KINDS = ("pasted", "gpu", "two_gpus", "workload", "quantities", "measured", "budget", "strong_domain", "cluster_workload")
 RULE_WORD_GROUPS = ("any", "also", "unless")
 
 

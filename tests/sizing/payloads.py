@@ -19,5 +19,6 @@ BASE_PAYLOADS: dict[str, dict] = {
     "checkpoint": {"model": "llama-3.1-405b", "gpus": 16384},
     "cost": {"model": "llama-3-8b", "tokens": 1e11, "gpus": 8, "currency": "CNY"},
     "break-even": {"gpu": "h100", "gpus": 8, "utilization": 0.9},
+    "reserved-vs-on-demand": {"gpu": "h100", "gpus": 8, "utilization": 0.45},
     "recommend": {"model": "qwen-14b", "method": "full", "tokens": 1e9, "yearly_utilization": 0.9},
 }

@@ -51,9 +51,9 @@ def _draft(ctx: Context, finding: claim_checks.Finding) -> Draft:
     if finding.results:
         first = finding.results[0]
         shown = sizing.blocks(first, ctx.lang, ctx.catalog, lead=False)
-        if finding.kind == "decode":
-            shown = shown[1:]  # the serving-memory headline would read as a second verdict; its table (decode speed) stays
-        blocks += [*shown, *warnings(first.work, ctx.lang)]
+        if finding.kind in ("decode", "weights", "offload"):
+            shown = shown[1:]  # the tool's own fit headline would read as a second verdict; its table stays
+        blocks += [*shown, *([] if finding.kind == "offload" else warnings(first.work, ctx.lang))]  # offload: "does not fit" is the premise
     blocks += quoted
     return Draft(blocks=blocks, hits=cited, works=[(r.tool, r.work) for r in finding.results[:2]],
                  follow_ups=[say("claim.follow_config", ctx.lang), say("claim.follow_other", ctx.lang)])
@@ -62,7 +62,9 @@ def _draft(ctx: Context, finding: claim_checks.Finding) -> Draft:
 def _from_knowledge(ctx: Context) -> Draft:
     """A claim no tool can check: what the knowledge base says, and what could be checked with numbers."""
     draft = faq(ctx)
-    kinds = ("；" if ctx.lang == "zh" else "; ").join(say(f"claim.kinds.{kind}", ctx.lang) for kind in claim_checks.KINDS)
+    listed = [say(f"claim.kinds.{kind}", ctx.lang) for kind in claim_checks.KINDS]
+    listed += [say(f"claims_expert.kinds.{kind}", ctx.lang) for kind in claim_checks.EXPERT_KINDS]
+    kinds = ("；" if ctx.lang == "zh" else "; ").join(listed)
     at = 1 if draft.blocks and draft.blocks[0].type == "lead" else 0
     draft.blocks[at:at] = [NoticeBlock(kind="info", text=say("claim.unchecked", ctx.lang, kinds=kinds))]
     return draft

@@ -8,9 +8,10 @@ model on those tokens on those GPUs takes about the time given).
 
 from __future__ import annotations
 
-from service.assistant.compose.fmt import big, duration, num, pct
-from service.assistant.handlers.base import Context, Draft
+from service.assistant.compose.fmt import big, duration, money, num, pct
+from service.assistant.handlers.base import Context, Draft, model_params
 from service.assistant.handlers.rental import period_days
+from service.sizing.cost import cheapest_instance
 from service.assistant.messages import say
 from service.contract import LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
 
@@ -19,20 +20,43 @@ SPANS_DAYS = (7, 30, 90)
 GPU_HOURS_SPAN = 90 * 24  # no time given: the compute-optimal model for a week, a month and a quarter
 
 
-def _budget(ctx: Context) -> tuple[int, float] | None:
-    """(GPUs, hours) from "512 H100 for 30 days" or "500k H100 GPU-hours"."""
+def _budget(ctx: Context) -> tuple[int, float, str | None] | None:
+    """(GPUs, hours, how a money budget became GPU-hours) from "512 H100 for 30 days", "500k H100 GPU-hours" or
+    "$100k at $2.5 per GPU-hour"."""
     s = ctx.slots
     days = period_days(ctx.text)
     if s.gpus and days:
-        return s.gpus, days * 24
+        return s.gpus, days * 24, None
     if s.gpus and s.deadline_hours:
-        return s.gpus, s.deadline_hours
-    if s.gpu_hours:
+        return s.gpus, s.deadline_hours, None
+    bought = None if s.gpu_hours else _bought_gpu_hours(ctx)
+    gpu_hours, note = (s.gpu_hours, None) if s.gpu_hours else (bought or (None, None))
+    if gpu_hours:
         gpus = s.gpus or 1
-        while not s.gpus and s.gpu_hours / gpus > GPU_HOURS_SPAN:
+        while not s.gpus and gpu_hours / gpus > GPU_HOURS_SPAN:
             gpus = 8 if gpus == 1 else gpus * 2  # GPU-hours alone: the same FLOPs, shown on a cluster that spends them within a quarter
-        return gpus, s.gpu_hours / gpus
+        return gpus, gpu_hours / gpus, note
     return None
+
+
+def _bought_gpu_hours(ctx: Context) -> tuple[float, str] | None:
+    """"$100k at $2.5 per H100-hour": the GPU-hours a money budget buys, at the user's rate or the cheapest listed one."""
+    s = ctx.slots
+    if not s.budget:
+        return None
+    currency = s.currency or ("CNY" if ctx.lang == "zh" else "USD")
+    price, source = s.cloud_price_per_gpu_hour, "you"
+    if not price:
+        listed = cheapest_instance(ctx.catalog, s.gpu or DEFAULT_GPU, currency=currency)
+        if listed is None:
+            return None
+        price, source = listed.price_per_gpu_hour, f"{listed.provider} {listed.name}"
+    gpu_hours = s.budget / price
+    ctx.record("budget-gpu-hours", {"budget": s.budget, "currency": currency, "price_per_gpu_hour": price, "price_from": source},
+               {"gpu_hours": gpu_hours})
+    key = "compute_optimal_budget.bought_hours" if source == "you" else "compute_optimal_budget.bought_hours_listed"
+    return gpu_hours, say(key, ctx.lang, budget=money(s.budget, currency), price=money(price, currency), hours=f"{gpu_hours:,.0f}",
+                          gpu=ctx.catalog.gpus[s.gpu or DEFAULT_GPU].name, source=source)
 
 
 def compute_optimal_answer(ctx: Context) -> Draft | None:
@@ -41,7 +65,7 @@ def compute_optimal_answer(ctx: Context) -> Draft | None:
     budget = _budget(ctx)
     if budget is None:
         return _by_duration(ctx) if ctx.slots.gpus else None
-    gpus, hours = budget
+    gpus, hours, bought_note = budget
     lang, s = ctx.lang, ctx.slots
     gpu_id = s.gpu or DEFAULT_GPU
     result, error = ctx.try_run("compute-optimal", {"gpu": gpu_id, "gpus": gpus, "hours": hours, "precision": s.precision})
@@ -66,6 +90,8 @@ def compute_optimal_answer(ctx: Context) -> Draft | None:
             )
         )
     ]
+    if bought_note:
+        blocks.append(NoticeBlock(kind="assumption", text=bought_note))
     if not s.gpu:
         blocks.append(NoticeBlock(kind="info", text=say("compute_optimal.default_gpu", lang, gpu=gpu)))
     columns = [
@@ -157,3 +183,28 @@ def _by_duration(ctx: Context) -> Draft | None:
         works=[(month.tool, month.work)],
         follow_ups=[say("compute_optimal.follow_time", lang), say("compute_optimal.follow_cost", lang)],
     )
+
+
+def compute_optimal_run(ctx: Context) -> Draft | None:
+    """"13B by Chinchilla, how long on 256 A100s?": the model is given, so the compute-optimal quantity is its data
+    (~20 tokens per parameter), and the question is that run's time on the cluster named: the training-time answer
+    with the tokens stated as the assumption."""
+    from service.assistant import consult
+    from service.assistant.handlers.workload import sizing_answer
+
+    s = ctx.slots
+    if ctx.understanding.ask != "model_size" or not (s.model or s.params_b) or s.tokens or s.samples or not (s.gpus or s.nodes):
+        return None
+    params = model_params(ctx)
+    if params is None:
+        return None
+    tokens = consult.compute_optimal_tokens(params)
+    ctx.record("compute-optimal-data", {"params": params, "tokens_per_param": consult.TOKENS_PER_PARAM}, {"tokens": tokens})
+    slots = s.model_copy(update={"tokens": tokens, "task": "pretrain", "method": "full"})
+    ctx.understanding = ctx.understanding.model_copy(update={"slots": slots, "ask": "time"})
+    draft = sizing_answer(ctx)
+    if draft.clarification is None:
+        name = ctx.catalog.models[s.model].name if s.model in ctx.catalog.models else f"{num(params / 1e9)}B"
+        at = 1 if draft.blocks and draft.blocks[0].type == "lead" else 0
+        draft.blocks.insert(at, NoticeBlock(kind="assumption", text=say("consult.chinchilla", ctx.lang, tokens=big(tokens, ctx.lang), model=name)))
+    return draft

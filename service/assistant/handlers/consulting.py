@@ -25,8 +25,8 @@ from service.assistant.handlers.latency_target import concurrency_lead
 from service.assistant.handlers.rl_post_training import rl_setup
 from service.assistant.handlers.base import Context, Draft, model_params, model_ref
 from service.assistant import claim_checks, followup
-from service.assistant.handlers import archetypes, expert_sizing, measured_speed, serving_count, serving_load, slow_card, training_speed
-from service.assistant.handlers.compute_optimal import compute_optimal_answer
+from service.assistant.handlers import archetypes, expert_sizing, measured_speed, serving_count, serving_load, slow_card, tier_ladder, training_speed
+from service.assistant.handlers.compute_optimal import compute_optimal_answer, compute_optimal_run
 from service.assistant.handlers.purchase import purchase_answer
 from service.assistant.handlers.rental import rental_answer
 from service.assistant.handlers.claims import claim_check
@@ -36,6 +36,7 @@ from service.errors import InputError
 from service.contract import LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
 
 DEFAULT_GPU = "h100-sxm"
+STEP_DOWN = {"full": "lora", "lora": "qlora"}  # the cheaper method, one step at a time
 ASK_NEEDS = {"deadline": "deadline_hours"}  # sizing asks that cannot be answered without this slot
 FIT_WORDS = {"fits": ("fits", "放得下"), "tight": ("fits, tightly", "勉强放得下"), "does_not_fit": ("does not fit", "放不下")}
 
@@ -63,6 +64,9 @@ def consulted(handler: Callable[[Context], Draft]) -> Callable[[Context], Draft]
         optimal = compute_optimal_answer(ctx)
         if optimal is not None:
             return optimal  # "512 H100s for a month: how big a model?": the budget's compute-optimal model
+        optimal_run = compute_optimal_run(ctx)
+        if optimal_run is not None:
+            return optimal_run  # "13B by Chinchilla, how long on 256 A100s?": the model's compute-optimal data, timed
         if ctx.understanding.ask == "model_size":  # "两张4090能跑多大的模型": no compute budget, a question of what fits
             ctx.understanding = ctx.understanding.model_copy(update={"ask": "memory"})
         answer_with = handler
@@ -75,6 +79,9 @@ def consulted(handler: Callable[[Context], Draft]) -> Callable[[Context], Draft]
             # "can 2x 4090 LoRA Qwen 14B?", "8 卡 H200 能部署 DeepSeek-V3 吗": when the fit table below cannot decide
             # (a method was named, or nothing fits), a multi-GPU fit question is sized as a configuration on those GPUs.
             answer_with = recommend
+        ladder = tier_ladder.answer(ctx)
+        if ladder is not None:
+            return ladder  # "entry / mid / production for fine-tuning X": the three tiers side by side
         inferred = archetypes.archetype_answer(ctx, consulted(recommend))
         if inferred is not None:
             return inferred  # no model named: the asker's typical workload, stated as an assumption, then sized
@@ -386,6 +393,11 @@ def _steer(ctx: Context) -> list:
         method = "qlora" if params >= 12e9 and not _is("poc", text) else "lora"  # a company POC rents a bigger card for 16-bit LoRA
         _set_slots(ctx, method=method, task="fine-tune")
         notes.append(NoticeBlock(kind="assumption", text=say("consult.budget", lang, method=say(f"consult.method.{method}", lang))))
+    elif stage == "budget" and not serving and s.method in STEP_DOWN and followup.CHEAPER.search(text) and params:
+        # "cheaper option?" after a plan: one step down the method ladder (full -> LoRA -> QLoRA), said as such
+        _set_slots(ctx, method=STEP_DOWN[s.method])
+        notes.append(NoticeBlock(kind="assumption", text=say("consult_cheaper.step_down", lang, was=say(f"consult.method.{s.method}", lang),
+                                                             method=say(f"consult.method.{STEP_DOWN[s.method]}", lang))))
     if serving:
         notes += serving_load.throughput_notes(ctx)  # "20 requests/s": tokens/s to sustain, requests in flight
         s = ctx.slots

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import re
 
+from service.assistant import consult
 from service.assistant.compose.fmt import num
 from service.assistant.handlers.base import Context, Draft, model_ref
 from service.assistant.handlers.serving_load import lengths_in
@@ -237,13 +238,9 @@ def latency_estimate(ctx: Context, result) -> list:
     return blocks
 
 
-CONCURRENCY_ASKED = re.compile(r"同时(?:跑|处理|服务|支持)几|能跑几条|多少(?:个)?并发|多少路|几路|max(?:imum)? concurren\w*|"
-                               r"how many (?:concurrent|simultaneous|parallel|sequences|requests|users)", I)
-
-
 def concurrency_lead(ctx: Context, result) -> list:
     """"How many sequences can it run at once?": the inference tool's ceiling for the context asked, as the lead."""
-    if ctx.slots.concurrency or result.max_concurrency is None or not CONCURRENCY_ASKED.search(ctx.text):
+    if ctx.slots.concurrency or result.max_concurrency is None or not consult.cue("concurrency_asked", ctx.text):
         return []
     gpu = ctx.catalog.gpus[result.gpu].name if result.gpu else ""
     text = say("latency.max_concurrency", ctx.lang, n=f"{result.max_concurrency:,}", context=f"{result.context_len:,}", gpus=result.gpus, gpu=gpu,

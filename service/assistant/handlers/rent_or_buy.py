@@ -12,6 +12,8 @@ from service.assistant.handlers.base import Context, Draft
 from service.assistant.handlers.burst import burst_answer
 from service.assistant.handlers.knowledge import faq, passages
 from service.assistant.handlers.rental import rental_answer
+from service.assistant.handlers.reserved import question as reserved_question
+from service.assistant.handlers.reserved import reserved_answer
 from service.assistant.handlers.workload import DEFAULT_GPU, _currency, recommend
 from service.assistant.messages import say
 from service.contract import LeadBlock, NoticeBlock, ParagraphBlock
@@ -44,6 +46,8 @@ MONEY_FIGURE = re.compile(r"[$¥￥]\s*\d|\d[\d,.]*\s*(?:k\b|万|千|元|块|美
 
 
 def cloud_vs_onprem(ctx: Context) -> Draft:
+    if reserved_question(ctx):
+        return reserved_answer(ctx)  # "1-year reserved or on-demand at 45%?": rent against rent, not the capex break-even
     rent = rental_answer(ctx)
     if rent is not None:
         return rent  # "a year on AutoDL, how much?": the bill for that period, not a break-even

@@ -29,6 +29,8 @@ def asks(ctx: Context) -> bool:
     # A load (users, concurrency) is the serving plan's question; "which GPUs and how many" with no card named is a choice.
     load = s.concurrency or s.users
     choice = s.gpu is None and consult.cue("which_cards", ctx.text)
+    if consult.cue("concurrency_asked", ctx.text):
+        return False  # "how many requests fit on the card": sequences at once, not a GPU count
     return bool((s.model or s.params_b) and serving and s.gpus is None and not load and not choice and COUNT_WORDS.search(ctx.text))
 
 

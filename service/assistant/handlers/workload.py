@@ -23,7 +23,7 @@ def _currency(ctx: Context) -> str:
     return ctx.slots.currency or ("CNY" if ctx.lang == "zh" else "USD")
 
 
-def _task(ctx: Context) -> tuple[str, str | None]:
+def task_of(ctx: Context) -> tuple[str, str | None]:
     """(task, a note when it was assumed)."""
     s = ctx.slots
     if s.task:
@@ -31,6 +31,21 @@ def _task(ctx: Context) -> tuple[str, str | None]:
     if s.tokens and s.tokens >= 1e11:
         return "pretrain", say("workload.assumed_pretrain", ctx.lang)
     return "fine-tune", say("workload.assumed_fine_tune", ctx.lang)
+
+
+def recommend_payload(ctx: Context, task: str) -> dict:
+    """The recommend tool's input from the slots."""
+    s = ctx.slots
+    payload = {
+        "model": s.model, "params_b": None if s.model else s.params_b, "task": task, "method": s.method or "full",
+        "tokens": s.tokens, "samples": s.samples, "seq_len": s.seq_len if task != "inference" else None, "epochs": s.epochs,
+        "deadline_hours": s.deadline_hours, "budget": s.budget, "currency": _currency(ctx), "precision": s.precision,
+        "data_sensitivity": s.data_sensitivity or "internal", "yearly_utilization": s.yearly_utilization, "gpu": s.gpu,
+        "gpus": s.gpus, "concurrency": s.concurrency or 1, "context_len": s.context_len if task == "inference" else None,
+    }
+    if task == "pretrain" or task == "inference":
+        payload["method"] = "full"
+    return payload
 
 
 def clarify_model(ctx: Context) -> Draft:
@@ -51,16 +66,8 @@ def recommend(ctx: Context) -> Draft:
         if s.gpus or s.nodes or consult.cue("no_model_needed", ctx.text):
             return faq(ctx)
         return card_capacity.answer(ctx) or clarify_model(ctx)
-    task, note = _task(ctx)
-    payload = {
-        "model": s.model, "params_b": None if s.model else s.params_b, "task": task, "method": s.method or "full",
-        "tokens": s.tokens, "samples": s.samples, "seq_len": s.seq_len if task != "inference" else None, "epochs": s.epochs,
-        "deadline_hours": s.deadline_hours, "budget": s.budget, "currency": _currency(ctx), "precision": s.precision,
-        "data_sensitivity": s.data_sensitivity or "internal", "yearly_utilization": s.yearly_utilization, "gpu": s.gpu,
-        "gpus": s.gpus, "concurrency": s.concurrency or 1, "context_len": s.context_len if task == "inference" else None,
-    }
-    if task == "pretrain" or task == "inference":
-        payload["method"] = "full"
+    task, note = task_of(ctx)
+    payload = recommend_payload(ctx, task)
     result, error = ctx.try_run("recommend", payload)
     if result is None and payload["method"] != "qlora" and task == "fine-tune" and (s.gpu or s.gpus):
         # The pinned GPUs cannot hold this method: say so and size the method that fits.
@@ -147,7 +154,7 @@ def _memory(ctx: Context) -> Draft:
     if missing:
         return missing
     s = ctx.slots
-    task, note = _task(ctx)
+    task, note = task_of(ctx)
     gpus = s.gpus or 1
     payload = {**model_ref(ctx), "task": task, "method": s.method or "full", "gpu": s.gpu, "gpus": gpus, "seq_len": s.seq_len, "precision": s.precision,
                **({"optimizer": s.optimizer} if s.optimizer else {})}

@@ -54,3 +54,41 @@ def test_no_time_given_shows_a_week_a_month_and_a_quarter(advisor) -> None:
 def test_a_card_without_a_time_budget_is_not_a_compute_budget(advisor) -> None:
     answer = ask(advisor, "4090能跑多大的模型")
     assert not any(c.tool == "compute-optimal" for c in answer.tool_calls)
+
+
+# -- a model named with a compute-optimal word and a cluster: its Chinchilla data, timed on that cluster ------------
+
+
+@pytest.mark.parametrize(
+    ("question", "params"),
+    [("按 Chinchilla 最优，20B 的模型用 128 张 H100 要训几天", 20e9), ("chinchilla-optimal data for a 7B model - how long on 64 A100s?", 7e9)],
+)
+def test_a_named_model_gets_its_compute_optimal_tokens_timed_on_the_cluster(advisor, question: str, params: float) -> None:
+    from tests.assistant.asking import ask
+
+    answer = ask(advisor, question)
+    assert answer.intent == "sizing" and answer.clarification is None
+    data = [c for c in answer.tool_calls if c.tool == "compute-optimal-data"]
+    assert data and data[0].output["tokens"] == pytest.approx(20 * params, rel=0.05)
+    timing = [c for c in answer.tool_calls if c.tool == "training-time"]
+    assert timing and timing[0].input["tokens"] == data[0].output["tokens"]
+    assert "Chinchilla" in answer.answer
+
+
+# -- a money budget: the GPU-hours it buys, then the compute-optimal model -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "hours"),
+    [("$30k budget at $1.5 per H100 GPU-hour: what size model can we pretrain compute-optimally?", 20_000),
+     ("预算 8 万美元，H100 按每卡时 2 美元算，能预训练多大的模型（算力最优）", 40_000)],
+)
+def test_a_money_budget_at_a_rate_becomes_gpu_hours(advisor, question: str, hours: int) -> None:
+    from tests.assistant.asking import ask
+
+    answer = ask(advisor, question)
+    assert answer.clarification is None
+    bought = [c for c in answer.tool_calls if c.tool == "budget-gpu-hours"]
+    assert bought and bought[0].output["gpu_hours"] == pytest.approx(hours)
+    assert f"{hours:,}" in answer.answer
+    assert any(c.tool == "compute-optimal" for c in answer.tool_calls)
