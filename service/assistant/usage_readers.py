@@ -15,6 +15,7 @@ from service.assistant.numbers import ARABIC, CN_NUMERAL, parse_number
 
 I = re.IGNORECASE
 CUES = "usage_cues.yaml"
+MAX_RESTATED = 40  # characters: "and at 80%?", "那如果用到八成呢"
 PERCENT = rf"(?<![A-Za-z0-9_.])({ARABIC}|{CN_NUMERAL})\s*(?:%|％|percent\b)"
 TENTHS = r"(?<![\d一二三四五六七八九十])([一二两三四五六七八九]|\d)\s*成"  # 六成 = 60%
 WORD_SHARES = [
@@ -24,19 +25,19 @@ WORD_SHARES = [
     (re.compile(r"四分之一|\bone[- ]quarter\b|\ba quarter\b", I), 0.25),
     (re.compile(r"四分之三|\bthree[- ]quarters\b", I), 0.75),
 ]
-# A short turn that restates only the usage: "and at 80%?", "80% then?", "那如果用到八成呢", "六成的话呢".
-RESTATED = re.compile(
-    r"^\s*(?:(?:and|so|ok|okay|but)\s*,?\s*)?(?:what|how)?\s*(?:about|if)?\s*(?:we|it|they)?\s*(?:(?:are|were|is|was)\s+)?(?:use[ds]?|at|with|to|on)?\s*"
-    r"(?:那|那么)?\s*(?:如果|要是|假如)?\s*(?:利用率)?\s*(?:用到|用了|跑到|提到|提高到|升到|降到|到|是|为)?\s*"
-    r"(?P<share>[^\s,，。?？!！呢]{1,8}?)\s*(?:的)?\s*(?:(?:usage|utili[sz]ation|use|of the time|利用率|时间)\s*)?"
-    r"(?:的话)?\s*(?:instead|then)?\s*(?:呢|吗|怎么样|如何)?\s*[?？。.!！]*\s*$", I)
+# A short turn that restates only the usage: "and at 80%?", "80% then?", "那如果用到八成呢", "六成的话呢". Read by removing
+# the filler words: what is left must be one share. (A single pattern with optional groups backtracked exponentially.)
+RESTATED_FILLER = re.compile(
+    r"\b(?:and|so|ok|okay|but|what|how|about|if|we|it|they|are|were|is|was|use[ds]?|at|with|to|on|usage|utili[sz]ation|of|the|time|"
+    r"instead|then)\b|那么|那|如果|要是|假如|利用率|用到|用了|跑到|提高到|提到|升到|降到|的话|怎么样|如何|时间|到|是|为|的|呢|吗|[\s,，?？。.!！]", I)
 
 
 def usage_share(text: str) -> float | None:
     """The share of hours busy the text states in a pricing context (0-1], else None."""
-    restated = RESTATED.match(text)
-    if restated and len(text) <= 40:
-        share = _share(restated.group("share"))
+    # Only a short turn restates a usage.
+    rest = RESTATED_FILLER.sub("", text) if len(text) <= MAX_RESTATED else ""
+    if 0 < len(rest) <= 8:
+        share = _share(rest)
         if share is not None:
             return share
     cue = patterns(CUES)

@@ -103,3 +103,12 @@ def test_a_usage_follow_up_keeps_the_rates_quoted_before(advisor) -> None:
     run = [c for c in answer.tool_calls if c.tool == "reserved-vs-on-demand"][0]
     assert run.input["utilization"] == 0.85
     assert run.input.get("reserved_price_per_gpu_hour") == 1.1 and run.input.get("on_demand_price_per_gpu_hour") == 1.8
+
+
+def test_a_restated_usage_is_read_from_what_is_left_after_the_filler_words() -> None:
+    from service.assistant.usage_readers import usage_share
+
+    assert usage_share("and at 80%?") == 0.8 and usage_share("那如果用到八成呢") == 0.8 and usage_share("六成的话呢") == 0.6
+    assert usage_share("what if usage is 70%?") == 0.7
+    # Long or blank text is not a restated usage (the earlier single pattern backtracked for seconds on such input).
+    assert usage_share(" " * 40) is None and usage_share("H100 SXM vs H100 PCIe for training: is the SXM premium worth it?") is None
