@@ -28,6 +28,7 @@ from service.assistant.compose.fmt import big, num, pct
 from service.assistant.messages import say
 from service.assistant.numbers import parse_number
 from service.assistant.slots import NUM, Slots
+from service.assistant.claim_checks_parity import training_points
 from service.assistant.spec_facts import export_pair
 from service.catalog import Catalog
 
@@ -330,8 +331,6 @@ def _parity(ctx, fast, slow, prec: str, compute_ratio: float, bw_ratio: float) -
         return Finding("speedup", "partly_true", lead, [compute, say("claim_advice.parity_prefill", lang, slow=slow.name)],
                        topics=["claims", "inference", "gpu-selection"])
     lead = say("claim.lead", lang, verdict=say("claim.verdict.false", lang)) + " " + compute
-    from service.assistant.claim_checks_parity import training_points  # memory, the link, price, where it is fair
-
     extra = training_points(ctx, fast, slow, prec, compute_ratio, bw_ratio)
     points = extra if bw_ratio >= 1.5 else [decode, *extra]  # decode is close only when the bandwidths are
     return Finding("speedup", "false", lead, points, topics=["claims", "gpu-selection"])

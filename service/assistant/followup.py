@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from service.assistant import consult
+from service.assistant.commitment_readers import asks as asks_reserved
 from service.assistant.slots import Slots
 from service.assistant.understand import INJECTION, Understanding, _ask
 from service.sizing.memory import TrainingMemoryRequest
@@ -64,9 +65,8 @@ def merge(text: str, und: Understanding, state: dict[str, Any]) -> Understanding
         merged = {**prev_slots, **new}
         if "gpu_utilization" in new and "yearly_utilization" not in new:
             merged["yearly_utilization"] = merged.pop("gpu_utilization") / 100
-        from service.assistant.handlers.reserved import asks as reserved  # a reserved-vs-on-demand question keeps its words for the re-run
-
-        context = state.get("query") if reserved(state.get("query") or "", usage_stated=True) else None
+        # a reserved-vs-on-demand question keeps its words for the re-run
+        context = state.get("query") if asks_reserved(state.get("query") or "", usage_stated=True) else None
         return und.model_copy(update={"intent": prev_intent, "ask": "cost", "slots": Slots.model_validate(merged), "context": context})
     if short and not own_workload and prev_intent in ("sizing", "recommend") and (prev_slots.get("model") or prev_slots.get("params_b")) \
             and consult.cue("concurrency_asked", text):

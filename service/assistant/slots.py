@@ -17,6 +17,7 @@ from service.assistant.slot_readers import EN_COUNT, EN_COUNTS, card_by_memory, 
 from service.assistant.slot_readers import optimizer as read_optimizer
 from service.assistant.slot_readers import price as _price
 from service.assistant.slot_readers import unavailable
+from service.assistant.usage_readers import usage_share
 from service.catalog import Catalog
 from service.catalog.names import CatalogNames, catalog_names, find_all  # noqa: F401 — catalog_names/find_all re-exported for callers
 
@@ -434,9 +435,7 @@ def _utilization(text: str) -> dict:
     out: dict = {}
     yearly = re.search(rf"(?:年(?:均)?利用率|yearly|annual|per year|a year|全年|每年)[^0-9\n]{{0,16}}{NUM}\s*%", text, I) \
         or re.search(rf"{NUM}\s*%\s*(?:的时间|of the (?:year|time)|(?:annual|yearly) utili[sz]ation|年利用率|busy|in use|loaded)", text, I)
-    if not yearly:
-        from service.assistant.usage_readers import usage_share  # words of use in a pricing question: "usage ~45%", "六成时间在跑"
-
+    if not yearly:  # words of use in a pricing question: "usage ~45%", "六成时间在跑"
         if (share := usage_share(text)) is not None:
             return {"yearly_utilization": share}
     if ALWAYS_BUSY.search(text) and not yearly:

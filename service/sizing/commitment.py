@@ -149,8 +149,11 @@ def _catalog_prices(ledger: Ledger, catalog: Catalog, gpu_id: str, currency: str
     rs = instance_price(inst, "reserved", currency, fx, ledger if wants_reserved else None)
     where = f"{inst.id} ({od.region}, {od.as_of})"
     on_demand = ledger.from_catalog("on_demand_price_per_gpu_hour", od.price_per_gpu_hour, f"{currency}/GPU-h", where)
-    reserved = rs.price_per_gpu_hour if not wants_reserved else ledger.from_catalog("reserved_price_per_gpu_hour", rs.price_per_gpu_hour, f"{currency}/GPU-h", where) if rs.price_basis == "catalog" else \
-        ledger.derived("reserved_price_per_gpu_hour", rs.price_per_gpu_hour, f"{currency}/GPU-h", f"on_demand · (1 − {RESERVED_DISCOUNT:g}), {where}")
+    reserved = rs.price_per_gpu_hour
+    if wants_reserved and rs.price_basis == "catalog":
+        reserved = ledger.from_catalog("reserved_price_per_gpu_hour", reserved, f"{currency}/GPU-h", where)
+    elif wants_reserved:
+        reserved = ledger.derived("reserved_price_per_gpu_hour", reserved, f"{currency}/GPU-h", f"on_demand · (1 − {RESERVED_DISCOUNT:g}), {where}")
     ledger.assume("prices_snapshot", "Prices are catalog snapshots (see the instance's date and region); check the provider's page and your own quote.",
                   "价格为目录快照（见实例的日期和地域），请以云厂商官网和您拿到的报价为准。")
     return on_demand, reserved, PriceSource(instance=inst.id, provider=inst.provider, region=od.region, as_of=od.as_of,

@@ -8,9 +8,11 @@ model on those tokens on those GPUs takes about the time given).
 
 from __future__ import annotations
 
+from service.assistant import consult
 from service.assistant.compose.fmt import big, duration, money, num, pct
 from service.assistant.handlers.base import Context, Draft, model_params
 from service.assistant.handlers.rental import period_days
+from service.assistant.handlers.workload import sizing_answer
 from service.sizing.cost import cheapest_instance
 from service.assistant.messages import say
 from service.contract import LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
@@ -189,9 +191,6 @@ def compute_optimal_run(ctx: Context) -> Draft | None:
     """"13B by Chinchilla, how long on 256 A100s?": the model is given, so the compute-optimal quantity is its data
     (~20 tokens per parameter), and the question is that run's time on the cluster named: the training-time answer
     with the tokens stated as the assumption."""
-    from service.assistant import consult
-    from service.assistant.handlers.workload import sizing_answer
-
     s = ctx.slots
     if ctx.understanding.ask != "model_size" or not (s.model or s.params_b) or s.tokens or s.samples or not (s.gpus or s.nodes):
         return None

@@ -17,6 +17,7 @@ from typing import Any
 
 from service.assistant import consult
 from service.assistant.compose.fmt import duration, gib, money, pick
+from service.assistant.compose.sizing import model_name
 from service.assistant.handlers.base import Context, Draft
 from service.assistant.handlers.workload import recommend_payload, task_of
 from service.assistant.messages import say
@@ -58,7 +59,7 @@ def answer(ctx: Context) -> Draft | None:
     table_rows = [_cells(tier, result, lang, currency, timed) for tier, result in rows]
     summary = pick(lang, "; ", "；").join(say("ladder.lead_part", lang, tier=say(f"ladder.tier.{tier}", lang), config=_config(r, lang),
                                                 method=_method(r.method, lang)) for tier, r in rows)
-    blocks: list = [LeadBlock(text=say("ladder.lead", lang, model=_model_name(ctx, rows[0][1]), summary=summary))]
+    blocks: list = [LeadBlock(text=say("ladder.lead", lang, model=model_name(ctx.catalog, rows[0][1].model), summary=summary))]
     if note:
         blocks.append(NoticeBlock(kind="assumption", text=note))
     blocks += [TableBlock(columns=columns, rows=table_rows), NoticeBlock(kind="assumption", text=say("ladder.how_built", lang, method=_method(s.method or "full", lang),
@@ -124,8 +125,3 @@ def _config(result: Any, lang: str) -> str:
 
 def _method(method: str, lang: str) -> str:
     return say(f"consult.method.{method}", lang)
-
-
-def _model_name(ctx: Context, result: Any) -> str:
-    entry = ctx.catalog.models.get(result.model) if result.model else None
-    return entry.name if entry else f"{result.params_b:g}B"
