@@ -65,6 +65,7 @@ from service.render import markdown
 
 log = logging.getLogger("advisor.assistant")
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+WHITESPACE_RUN = re.compile(r"\s+")
 MAX_WORKS_SHOWN = 2
 DELTA_CHARS = 160
 ERROR_MESSAGES = {  # code -> language -> what the user reads in an `error` event
@@ -73,6 +74,13 @@ ERROR_MESSAGES = {  # code -> language -> what the user reads in an `error` even
 }
 
 Emit = Callable[[StreamEvent], None]
+
+
+def collapse_whitespace(text: str) -> str:
+    """Each run of whitespace as one space, or one line break if it held one. Every reader downstream
+    may then chain optional `\\s*` gaps freely: a gap can never hold more than one character, so no
+    pattern backtracks over a long run of blanks (tests/assistant/test_input_patterns.py)."""
+    return WHITESPACE_RUN.sub(lambda run: "\n" if "\n" in run.group() else " ", text).strip()
 
 
 @dataclass
@@ -221,7 +229,7 @@ class Assistant:
         return answer
 
     def _validate(self, request: ChatRequest) -> str:
-        text = CONTROL.sub(" ", request.message).strip()
+        text = collapse_whitespace(CONTROL.sub(" ", request.message))
         if not text:
             raise InputError([Problem("message", "is empty", "为空", allowed="a question in Chinese or English")])
         if len(text) > self.max_message_chars:
