@@ -24,7 +24,7 @@ def cross_validate(folds: int = FOLDS, seed: int = SEED) -> dict:
     from service.assistant.slots import extract_slots
     from service.catalog import default_catalog
     from service.understanding import RoutedUnderstander
-    from service.understanding.understander import _votes
+    from service.understanding.evidence_weights import neighbour_votes as _votes
 
     catalog = default_catalog()
     understander = RoutedUnderstander(catalog)

@@ -11,7 +11,7 @@ Sentences are in the message catalog (s2.consumer_*).
 
 from __future__ import annotations
 
-from service.assistant.compose.fmt import num
+from service.assistant.compose.fmt import model_label, num
 from service.assistant.messages import say
 
 # (params in billions, method): what a 24 GB card holds and an 80 GB card holds, when the user named no model
@@ -70,7 +70,7 @@ def _memory_point(ctx, consumer, dc) -> str | None:
         big, _ = ctx.try_run("training-memory", {**model, "method": method, "gpu": dc.id})
         if small is None or big is None:
             continue
-        name = ctx.catalog.models[small.model].name if small.model in ctx.catalog.models else f"{num(model.get('params_b') or 0)}B"
+        name = model_label(ctx.catalog, small.model, model.get('params_b') or 0)
         rows.append(
             say(
                 "s2.consumer_fit_row",

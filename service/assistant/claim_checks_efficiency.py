@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from service.assistant.compose.fmt import big, link_name, num, pct
+from service.assistant.compose.fmt import big, link_name, model_label, num, pct
 from service.assistant.messages import say
 
 EFFICIENCY = re.compile(r"(\d{2,3}(?:\.\d+)?)\s*(?:%|％|percent)", re.I)
@@ -73,7 +73,7 @@ def efficiency_claim(ctx):
             step = ctx.run("training-time", {**model, "tokens": tokens, "seq_len": SEQ_LEN, "gpu": gpu.id, "gpus": gpus})
             compute_s, comm_s, ib_s = step.hours.typical * 3600, comm.total_ms / 1000, ib.total_ms / 1000
             eff, eff_ib = compute_s / (compute_s + comm_s), compute_s / (compute_s + ib_s)
-            label = catalog.models[step.model].name if step.model in catalog.models else f"{num(step.params_b)}B"
+            label = model_label(catalog, step.model, step.params_b)
             rows.append((label, tokens, compute_s, comm_s, eff, eff_ib, comm.fabric, ib.fabric))
             output[f"{label} @ {tokens}"] = {"compute_s": compute_s, "allreduce_s": comm_s, "efficiency_no_overlap": eff,
                                              "ndr_allreduce_s": ib_s, "ndr_efficiency_no_overlap": eff_ib, "tokens_per_gpu": tokens / gpus,

@@ -13,7 +13,7 @@ enough 80 GB GPUs (training-memory tool). Sentences are in the message catalog (
 
 from __future__ import annotations
 
-from service.assistant.compose.fmt import duration, num
+from service.assistant.compose.fmt import duration, model_label, num
 from service.assistant.messages import say
 
 BYTES_STREAMED_PER_PARAM = 6  # 16-bit weights in for forward (2) and backward (2), 16-bit gradients out (2), per micro-step
@@ -57,7 +57,7 @@ def offload_claim(ctx):
                 "pcie_seconds_per_step": transfer_s, "steps": steps, "pcie_hours": pcie_hours, "pcie_days": pcie_hours / 24,
                 "compute_hours": compute.hours.typical, "total_hours": total_hours, "total_days": total_hours / 24,
                 "verdict": "impractical"})
-    name = catalog.models[s.model].name if s.model in catalog.models else f"{num(states.params_b)}B"
+    name = model_label(catalog, s.model, states.params_b)
     values = {"model": name, "gpus": gpus, "gpu": gpu.name, "mem": num(gpu.memory_gb * gpus), "bpp": num(states.bytes_per_param),
               "host": num(host_gb), "host_tb": num(host_gb / 1000), "weights": num(weights_gb)}
     lead = say("claim.lead", lang, verdict=say("claims_expert.verdict_impractical", lang)) + " " + say("claims_expert.offload_lead", lang, **values)

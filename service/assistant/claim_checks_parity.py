@@ -1,6 +1,6 @@
 """"X trains as fast as Y (at half the price)": what an expert adds beyond the dense-compute gap.
 
-`_parity` in claim_checks states the compute ratio. For training, parity also fails on the three things a cheaper card
+`_parity` in claim_checks_speed states the compute ratio. For training, parity also fails on the three things a cheaper card
 gives up, each from the catalog or a tool:
 - memory: capacity, memory type and bandwidth (GDDR6 at 864 GB/s against HBM3 at 3,350 GB/s for L40S against H100);
 - the GPU-to-GPU link: a PCIe-only card sends gradients over PCIe, not NVLink (one gradient all-reduce of a 7B model
@@ -21,8 +21,9 @@ ALLREDUCE_PARAMS_B = 7  # the gradient all-reduce compared across 8 cards
 FAIR_PARAMS_B = 8  # "a small fine-tune": LoRA of an 8B model on one card
 
 
-def training_points(ctx, fast, slow, prec: str, compute_ratio: float, bw_ratio: float) -> list[str]:
-    """Points for a false training-parity claim; empty when the two cards differ in compute only."""
+def training_points(ctx, fast, slow, prec: str, compute_ratio: float, bw_ratio: float, *, link: bool = True) -> list[str]:
+    """Points for a false training-parity claim; empty when the two cards differ in compute only. `link=False` leaves
+    the GPU-to-GPU link to a caller that states it another way (the consumer-card points, with P2P)."""
     from service.assistant.claim_checks import cue
 
     lang = ctx.lang
@@ -32,9 +33,9 @@ def training_points(ctx, fast, slow, prec: str, compute_ratio: float, bw_ratio: 
         points.append(say("claims_expert.parity_memory", lang, slow=slow.name, fast=fast.name, slow_gb=num(slow.memory_gb), fast_gb=num(fast.memory_gb),
                           slow_type=slow.memory_type or "", fast_type=fast.memory_type or "", slow_bw=num(slow.memory_bandwidth_gbps),
                           fast_bw=num(fast.memory_bandwidth_gbps), bw_ratio=num(bw_ratio)))
-    link = _link_point(ctx, fast, slow)
-    if link:
-        points.append(link)
+    link_point = _link_point(ctx, fast, slow) if link else None
+    if link_point:
+        points.append(link_point)
     if cue("price", ctx.text):
         price = _price_point(ctx, fast, slow, prec)
         if price:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from service.assistant.compose.fmt import num, pct
+from service.assistant.compose.fmt import model_label, num, pct
 from service.assistant.messages import say
 
 DEFAULT_GPU = "h100-sxm"
@@ -23,7 +23,7 @@ SCALE_CONTEXT = re.compile(r"gpu|卡|节点|node|server|服务器|scal|扩展|�
 
 def is_scaling_claim(text: str, slots) -> bool:
     """A claim that speed grows linearly with the GPU count: said in words, or "N GPUs = N×"."""
-    from service.assistant.claim_checks import FACTOR, _factor, _gpus, cue
+    from service.assistant.claim_finding import FACTOR, _factor, _gpus, cue
 
     if cue("linear_scaling", text) and SCALE_CONTEXT.search(text):
         return True
@@ -36,7 +36,7 @@ def is_scaling_claim(text: str, slots) -> bool:
 
 
 def scaling_claim(ctx):
-    from service.assistant.claim_checks import FACTOR, Finding, _factor, cue
+    from service.assistant.claim_finding import FACTOR, Finding, _factor, cue
 
     s, lang, catalog = ctx.slots, ctx.lang, ctx.catalog
     notes = []
@@ -71,7 +71,7 @@ def scaling_claim(ctx):
     grad_gb = rows[0][1].size_mb / 1000
     output |= {"gradient_gb": grad_gb, "verdict": verdict}
     ctx.record("claim-check", {"gpu": gpu.id, "gpus": counts, **{k: v for k, v in model.items() if v}}, output)
-    name = catalog.models[s.model].name if s.model in catalog.models else f"{num(model.get('params_b') or 0)}B"
+    name = model_label(catalog, s.model, model.get('params_b') or 0)
     lead = (
         say("claim.lead", lang, verdict=say(f"claim.verdict.{verdict}", lang)) + " " + say("claims_extra.scaling_lead", lang, grad_gb=num(grad_gb), model=name)
     )

@@ -9,7 +9,7 @@ shows. Fewer than the minimum cannot hold it.
 from __future__ import annotations
 
 from service.assistant import consult, cues
-from service.assistant.compose.fmt import num, pct
+from service.assistant.compose.fmt import model_label, num, pct
 from service.assistant.messages import say
 
 COUNTS = (1, 2, 4, 8, 16, 32, 64)
@@ -45,7 +45,7 @@ def serving_count_claim(ctx):
                {"fewest_gpus": fewest.gpus, "claimed_over_fewest": over, "per_gpu_gib": fewest.per_gpu_total_gib,
                 "decode_tokens_per_second_per_sequence": speed, "verdict": verdict})
     gpu = ctx.catalog.gpus[s.gpu].name
-    model = ctx.catalog.models[fewest.model].name if fewest.model in ctx.catalog.models else f"{num(fewest.params_b)}B"
+    model = model_label(ctx.catalog, fewest.model, fewest.params_b)
     values = {"claimed": claimed, "gpu": gpu, "model": model, "fewest": fewest.gpus, "need": num(fewest.per_gpu_total_gib),
               "concurrency": f"{concurrency:,}", "over": num(over), "speed": num(speed or 0)}
     key = "too_few" if claimed < fewest.gpus else "over" if over > OVER else "fits"

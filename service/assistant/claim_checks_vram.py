@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from service.assistant.compose.fmt import num
+from service.assistant.compose.fmt import model_label, num
 from service.assistant.messages import say
 from service.contract import TableBlock, TableCell, TableColumn
 
@@ -51,7 +51,7 @@ def vram_claim(ctx):
     else:
         verdict = "true" if fits[0] else "partly_true" if smallest is not None else "false"
     first = runs[0]
-    name = ctx.catalog.models[s.model].name if s.model in ctx.catalog.models else f"{num(first.params_b)}B"
+    name = model_label(ctx.catalog, s.model, first.params_b)
     kv = first.kv_per_sequence_gib * GIB
     ctx.record(
         "claim-check",

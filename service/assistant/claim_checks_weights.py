@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from service.assistant.compose.fmt import num
+from service.assistant.compose.fmt import model_label, num
 from service.assistant.messages import say
 
 FORMAT = re.compile(r"fp16|bf16|fp8|int8|int4|半精度|(?<!\d)(?:16|8|4)\s*(?:位|-?\s*bits?\b)|\bawq\b|\bgptq\b", re.I)
@@ -76,7 +76,7 @@ def weights_claim(ctx):
                 "weights_to_memory": weights_gb / gpu.memory_gb, "gpus_needed": need.gpus if need else None, "resident_gb": resident_gb,
                 "offloaded_gb": offload_gb, "pcie_gbps_per_direction": gpu.pcie_gbps_per_direction,
                 "offload_ceiling_tokens_per_s": ceiling, "verdict": verdict})
-    name = catalog.models[s.model].name if s.model in catalog.models else f"{num(claimed.params_b)}B"
+    name = model_label(catalog, s.model, claimed.params_b)
     values = {"model": name, "fmt": fmt.upper(), "gpu": gpu.name, "mem": num(gpu.memory_gb), "weights": num(weights_gb),
               "weights_gib": num(claimed.weights_gib), "int4": num(int4_gb), "total": num(claimed.per_gpu_total_gib), "ratio": num(weights_gb / gpu.memory_gb)}
     key = "claims_expert.weights_fits" if fits else "claims_expert.weights_lead"

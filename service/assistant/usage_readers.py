@@ -2,7 +2,7 @@
 question: "usage ~45%", "we use them about half the time", "GPU 平均只用了一半时间", "六成时间在跑", "用了40%"; and a short
 follow-up that only restates it: "and at 80%?", "那如果用到八成呢".
 
-GPU-Util readings ("GPU 利用率只有 30%") are not read here: slots._utilization keeps them as gpu_utilization. The words are in
+GPU-Util readings ("GPU 利用率只有 30%") are not read here: slot_amounts.utilization keeps them as gpu_utilization. The words are in
 usage_cues.yaml; the number grammar (percentages, 一半, 六成, a third) is here.
 """
 

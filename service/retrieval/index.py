@@ -4,7 +4,8 @@ Chunk texts and metadata of the active collection are held in memory (a few
 MB): BM25 is rebuilt from them on open, hits are assembled from them without a
 second round trip, and filters are applied on both sides from the same data.
 Searches only read an immutable snapshot, so concurrent readers need no lock;
-a reload (after another process re-ingested) swaps the snapshot in one step.
+a reload (after another process re-ingested) swaps the snapshot in one step. The snapshot
+and its loading from the store are in snapshot.py.
 
 With the embedded store the vectors are held in memory too, and the dense side is an exact
 cosine search (one matrix product over a few thousand rows, well under a millisecond), which
@@ -22,23 +23,19 @@ from __future__ import annotations
 import json
 import threading
 from pathlib import Path
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from service.catalog import Catalog
 from service.config import Settings
-from service.errors import RetrievalError
-from service.retrieval.bm25 import BM25
-from service.retrieval.embeddings import IndexEmbeddings, embedder_identity, make_embedder, unit_rows
+from service.retrieval.embeddings import IndexEmbeddings, embedder_identity, make_embedder
 from service.retrieval.fusion import fuse
 from service.retrieval.models import Hit, SearchMode
-from service.retrieval.names import name_index, named_documents
-from service.retrieval.questions import QUESTION_KIND
-from service.retrieval.store import ChromaStore, Collection, NotFoundError, backend_failure
+from service.retrieval.names import named_documents
+from service.retrieval.snapshot import Snapshot, load_snapshot
+from service.retrieval.store import ChromaStore, NotFoundError, backend_failure
 from service.retrieval.text import Sentences, query_language, snippet, snippet_sentences, tokenize
-from service.retrieval.token_cache import tokenized
 
 # Candidates taken from each side before fusion.
 POOL = 50
@@ -54,28 +51,6 @@ EMBED_CACHE = 20_000  # texts; about 40 MB of 512-d float32 vectors at most
 # Sections with one heading across documents (every GPU card's "Interconnect and power") answer a general question
 # ("what is NVSwitch") alike: past this many, further ones give way to other documents unless the question names them.
 MAX_SAME_HEADING = 2
-
-
-@dataclass(frozen=True)
-class _Snapshot:
-    """Everything a search reads, for one collection."""
-
-    collection: Collection
-    ids: list[str]
-    texts: list[str]
-    metadatas: list[dict[str, Any]]
-    row_of: dict[str, int]
-    bm25: BM25
-    languages: np.ndarray  # per row
-    doc_numbers: dict[str, int]  # doc_id -> a number shared by both languages' chunks
-    doc_of_row: np.ndarray  # per row: its doc number
-    names: dict[str, str]  # normalized catalog name -> card doc_id
-    question_row_of: dict[str, int]  # question id -> its position among the question records
-    question_targets: list[np.ndarray]  # per question: the chunk rows of its section
-    question_metadatas: list[dict[str, Any]]
-    vectors: np.ndarray | None = None  # embedded store: unit rows, chunks then questions (None: ask the server)
-    sentences: dict[int, Sentences] = field(default_factory=dict)  # per row, filled as rows are first shown
-    masks: dict[tuple[str | None, tuple[str, ...]], np.ndarray] = field(default_factory=dict)  # filter -> allowed rows
 
 
 class KnowledgeIndex:
@@ -169,7 +144,7 @@ class KnowledgeIndex:
             "store": self._store.location,
         }
 
-    def reload(self) -> _Snapshot:
+    def reload(self) -> Snapshot:
         """Re-read the pointer and load whatever collection it names now."""
         with self._reload_lock:
             self._snapshot = self._load()
@@ -189,7 +164,7 @@ class KnowledgeIndex:
                 stamps.append((0, 0))
         return tuple(stamps)
 
-    def _follow_reingest(self, snap: _Snapshot) -> _Snapshot:
+    def _follow_reingest(self, snap: Snapshot) -> Snapshot:
         """In-memory vectors never hit a deleted collection, so watch the files for another process's ingest.
 
         A stat per search costs microseconds; the pointer is read only when the files changed.
@@ -202,63 +177,10 @@ class KnowledgeIndex:
         self._files_seen = files
         return self.reload() if self._store.active_name() != snap.collection.name else snap
 
-    def _load(self) -> _Snapshot:
-        collection = self._store.active()
-        if collection is None:
-            raise RetrievalError(f"no knowledge index in {self._store.location}; run `advisor ingest`")
-        stored_embedder = (collection.metadata or {}).get("embedder")
-        if stored_embedder != self._embedder.identity:
-            raise RetrievalError(
-                f"the index was built with {stored_embedder}, but the configured embedder is "
-                f"{self._embedder.identity}; run `advisor ingest` to rebuild it"
-            )
-        try:
-            include = ["documents", "metadatas", "embeddings"] if getattr(self._store, "embedded", False) else ["documents", "metadatas"]
-            stored = collection.get(include=include)
-        except Exception as exc:
-            raise backend_failure(self._store.location, f"reading the index collection {collection.name}", exc) from exc
-        order = sorted(range(len(stored["ids"])), key=lambda i: stored["ids"][i])
-        is_question = [(stored["metadatas"][i] or {}).get("kind") == QUESTION_KIND for i in order]
-        chunk_order = [i for i, q in zip(order, is_question, strict=True) if not q]
-        question_order = [i for i, q in zip(order, is_question, strict=True) if q]
-        ids = [stored["ids"][i] for i in chunk_order]
-        texts = [stored["documents"][i] or "" for i in chunk_order]
-        metadatas = [dict(stored["metadatas"][i]) for i in chunk_order]
-        row_of = {cid: row for row, cid in enumerate(ids)}
-        question_metadatas = [dict(stored["metadatas"][i]) for i in question_order]
-        question_targets = [
-            np.array([row_of[t] for t in json.loads(str(meta.get("targets") or "[]")) if t in row_of], dtype=np.int64)
-            for meta in question_metadatas
-        ]
-        # One corpus for chunks and questions: one IDF, one scale, so a question's score compares with a chunk's.
-        bm25 = BM25(
-            tokenized(
-                [_searchable(meta, text) for meta, text in zip(metadatas, texts, strict=True)] + [stored["documents"][i] or "" for i in question_order],
-                self._token_cache,
-            )
-        )
-        doc_numbers: dict[str, int] = {}
-        doc_of_row = np.array([doc_numbers.setdefault(str(m["doc_id"]), len(doc_numbers)) for m in metadatas], dtype=np.int64)
-        names = name_index((str(m["doc_id"]), m.get("names") or []) for m in metadatas)
-        return _Snapshot(
-            collection=collection,
-            ids=ids,
-            texts=texts,
-            metadatas=metadatas,
-            row_of=row_of,
-            bm25=bm25,
-            languages=np.array([m["language"] for m in metadatas]),
-            doc_numbers=doc_numbers,
-            doc_of_row=doc_of_row,
-            names=names,
-            question_row_of={stored["ids"][i]: n for n, i in enumerate(question_order)},
-            question_targets=question_targets,
-            question_metadatas=question_metadatas,
-            vectors=unit_rows(np.asarray([stored["embeddings"][i] for i in chunk_order + question_order]))
-            if getattr(self._store, "embedded", False) else None,
-        )
+    def _load(self) -> Snapshot:
+        return load_snapshot(self._store, self._embedder.identity, self._token_cache)
 
-    def _dense(self, snap: _Snapshot, query: str, language: str | None, topics: list[str] | None) -> list[tuple[int, float]]:
+    def _dense(self, snap: Snapshot, query: str, language: str | None, topics: list[str] | None) -> list[tuple[int, float]]:
         vector = self.embed([query])  # cached: the FAQ composer embeds the same question again
         records = len(snap.ids) + len(snap.question_targets)
         wanted = min(POOL + QUESTION_POOL if snap.question_targets else POOL, records)
@@ -284,7 +206,7 @@ class KnowledgeIndex:
         return self._collapse(snap, query, positions)
 
     @staticmethod
-    def _collapse(snap: _Snapshot, query: str, neighbours: list[tuple[int, float]]) -> list[tuple[int, float]]:
+    def _collapse(snap: Snapshot, query: str, neighbours: list[tuple[int, float]]) -> list[tuple[int, float]]:
         """(record position, cosine) neighbours -> the best similarity per chunk row, best first.
 
         Positions count chunks first, then section questions; a question lends its similarity to its
@@ -307,7 +229,7 @@ class KnowledgeIndex:
         ranked = sorted(best.items(), key=lambda item: -item[1])
         return ranked[:POOL]
 
-    def _lexical(self, snap: _Snapshot, terms: list[str], language: str | None, topics: list[str] | None) -> np.ndarray:
+    def _lexical(self, snap: Snapshot, terms: list[str], language: str | None, topics: list[str] | None) -> np.ndarray:
         """BM25 score per chunk row (its own or its best section question's), 0 for rows the filters exclude."""
         every = snap.bm25.scores(terms)
         chunks = len(snap.ids)
@@ -319,7 +241,7 @@ class KnowledgeIndex:
             scores = np.where(_allowed(snap, language, topics)[:chunks], scores, 0.0)
         return scores
 
-    def _hit(self, snap: _Snapshot, row: int, score: float, query_terms: set[str]) -> Hit:
+    def _hit(self, snap: Snapshot, row: int, score: float, query_terms: set[str]) -> Hit:
         meta, text = snap.metadatas[row], snap.texts[row]
         sources = json.loads(str(meta.get("sources") or "[]"))
         # The passage's own source (its section's); indexes built before sections fall back to the first.
@@ -340,7 +262,7 @@ class KnowledgeIndex:
         )
 
     @staticmethod
-    def _sentences(snap: _Snapshot, row: int) -> Sentences:
+    def _sentences(snap: Snapshot, row: int) -> Sentences:
         # Concurrent first uses may both compute it; the results are equal and the dict write is atomic.
         cached = snap.sentences.get(row)
         if cached is None:
@@ -354,12 +276,7 @@ def _top(scores: np.ndarray) -> list[tuple[int, float]]:
     return [(int(row), float(scores[row])) for row in best]
 
 
-def _searchable(meta: dict[str, Any], text: str) -> str:
-    """BM25 sees what the embedder saw: title, heading path, body."""
-    return "\n".join(part for part in (str(meta.get("title", "")), str(meta.get("context", "")), text) if part)
-
-
-def _allowed(snap: _Snapshot, language: str | None, topics: list[str] | None) -> np.ndarray:
+def _allowed(snap: Snapshot, language: str | None, topics: list[str] | None) -> np.ndarray:
     """Which records (chunks, then questions) a filter lets through; a handful of filters recur, so cached."""
     key = (language, tuple(sorted(topics or ())))
     mask = snap.masks.get(key)
@@ -400,7 +317,7 @@ def _where(language: str | None, topics: list[str] | None) -> dict[str, Any] | N
     return clauses[0] if len(clauses) == 1 else {"$and": clauses}
 
 
-def _spread_headings(ranked: list[tuple[int, float]], snap: _Snapshot, named: np.ndarray, k: int) -> list[tuple[int, float]]:
+def _spread_headings(ranked: list[tuple[int, float]], snap: Snapshot, named: np.ndarray, k: int) -> list[tuple[int, float]]:
     """The ranking with at most MAX_SAME_HEADING sections per heading among the first k (named documents exempt):
     templated sections of sibling documents (one card per GPU) must not fill a general question's hits."""
     seen: dict[str, int] = {}

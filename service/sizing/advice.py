@@ -10,10 +10,10 @@ from service.sizing.memory import TIGHT_ABOVE
 from service.sizing.work import Ledger
 
 if TYPE_CHECKING:
-    from service.sizing.recommend import Configuration, Workload, _Candidate
+    from service.sizing.recommendation import Configuration, Workload, Candidate
 
 
-def warn_bottlenecks(cand: _Candidate, config: Configuration, req: Workload, ledger: Ledger) -> None:
+def warn_bottlenecks(cand: Candidate, config: Configuration, req: Workload, ledger: Ledger) -> None:
     if cand.gpus > 1 and cand.gpu.scale_up is None and req.task == "inference":
         ledger.warn("pcie_only", f"{cand.gpu.name} has no NVLink: tensor-parallel traffic between its {cand.gpus} GPUs goes over PCIe and adds "
                     "latency to every token; fewer GPUs per replica (quantised weights, more replicas) usually serve faster.",
@@ -34,7 +34,7 @@ def warn_bottlenecks(cand: _Candidate, config: Configuration, req: Workload, led
                     "LoRA/QLoRA 任务用了很多 GPU：主要是为了速度而不是显存。", "info")
 
 
-def deployment_advice(req: Workload, cand: _Candidate, catalog: Catalog, ledger: Ledger) -> tuple[str, str, str, BreakEvenResult | None]:
+def deployment_advice(req: Workload, cand: Candidate, catalog: Catalog, ledger: Ledger) -> tuple[str, str, str, BreakEvenResult | None]:
     be = None
     if req.yearly_utilization is not None:
         ledger.given("yearly_utilization", req.yearly_utilization)

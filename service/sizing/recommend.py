@@ -13,21 +13,13 @@ GPUs.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field
 
 from service.catalog import Catalog, GpuSpec, TierProfile
 from service.errors import InputConflictError, Problem
 from service.sizing import references as ref
 from service.sizing.advice import deployment_advice, warn_bottlenecks
-from service.sizing.base import Method, SizingResult, TrainPrecision
 from service.sizing.compute import (
-    Band,
     TrainingTimeRequest,
-    TrainingTimeResult,
-    WorkloadTokens,
     default_goodput,
     flops_per_token,
     mfu_band,
@@ -36,135 +28,32 @@ from service.sizing.compute import (
     run_hours,
     training_time,
 )
-from service.sizing.cost import (
-    DEFAULT_FX_CNY_PER_USD,
-    BreakEvenResult,
-    Currency,
-    InstancePrice,
-    Pricing,
-    instance_price,
-)
-from service.sizing.inference import InferenceResult
 from service.sizing.memory import (
     TIGHT_ABOVE,
     TrainingMemoryRequest,
-    TrainingMemoryResult,
     check_method,
     estimate_training_memory,
     plan_memory,
     resolve_precision,
 )
+from service.sizing.recommend_inference import recommend_inference
+from service.sizing.recommendation import (
+    MAX_GPUS,
+    TIER_RANK,
+    Option,
+    Recommendation,
+    Workload,
+    Candidate,
+    option_of,
+    rental_price,
+    tier_for,
+)
 from service.sizing.shapes import ModelShape, resolve_shape
 from service.sizing.storage import CheckpointRequest, checkpoint
 from service.sizing.work import Ledger, NullLedger, relabel, sig
 
-Tier = Literal["entry", "mid", "production"]
-TIER_RANK = {"entry": 0, "mid": 1, "production": 2}
 DEFAULT_TARGET_HOURS = 30 * 24.0
-MAX_GPUS = 65_536
 SHARDINGS = ("zero2", "zero3")
-
-
-class Workload(WorkloadTokens):
-    task: Literal["pretrain", "fine-tune", "inference"] = "fine-tune"
-    method: Method = "full"
-    deadline_hours: float | None = Field(default=None, ge=0.01, le=24 * 365 * 10)
-    budget: float | None = Field(default=None, ge=0.01, le=1e12)
-    currency: Currency = "USD"
-    fx_cny_per_usd: float = Field(default=DEFAULT_FX_CNY_PER_USD, ge=0.01, le=100)
-    precision: TrainPrecision | None = None
-    data_sensitivity: Literal["public", "internal", "restricted"] = Field(default="internal", description="restricted: data may not leave your premises")
-    yearly_utilization: float | None = Field(default=None, ge=0.01, le=1, description="expected share of the year the GPUs stay busy")
-    gpu: str | None = Field(default=None, max_length=80, description="pin a GPU type")
-    gpus: int | None = Field(default=None, ge=1, le=MAX_GPUS, description="pin a GPU count")
-    pricing: Pricing = "on-demand"
-    concurrency: int = Field(default=1, ge=1, le=100_000, description="inference: sequences served at once")
-    context_len: int | None = Field(default=None, ge=1, le=10_000_000, description="inference: tokens per sequence")
-
-
-class Configuration(BaseModel):
-    model_config = ConfigDict(frozen=True)
-    gpu: str
-    gpu_name: str
-    gpus: int
-    nodes: int
-    gpus_per_node: int
-    instance: InstancePrice | None
-    cpu: str
-    cpu_cores_per_node: int
-    ram_gb_per_node: float
-    storage: str
-    network: str
-    scale_up: str = Field(description="GPU-to-GPU link inside a node")
-    precision: str
-    sharding: str
-    recompute: str
-    per_gpu_memory_gib: float
-    gpu_memory_gib: float
-
-
-class Option(BaseModel):
-    model_config = ConfigDict(frozen=True)
-    label: Literal["recommended", "fastest", "cheapest", "fewest-gpus", "other-gpu"]
-    tier: Tier
-    configuration: Configuration
-    hours: Band | None
-    cost: Band | None = Field(description="in the workload currency: low at high MFU")
-    cost_per_hour: float | None
-    meets_deadline: bool | None
-    within_budget: bool | None
-
-
-class Recommendation(SizingResult):
-    tool: Literal["recommend"] = "recommend"
-    task: str
-    method: str
-    model: str
-    params_b: float
-    tokens: float | None
-    currency: Currency
-    tier: Tier
-    tier_name_en: str
-    tier_name_zh: str
-    recommended: Option
-    alternatives: list[Option]
-    deployment: Literal["cloud", "on-prem", "hybrid"]
-    deployment_reason_en: str
-    deployment_reason_zh: str
-    checkpoint_gb: float | None
-    memory: TrainingMemoryResult | None = None
-    timing: TrainingTimeResult | None = None
-    inference: InferenceResult | None = None
-    break_even: BreakEvenResult | None = None
-
-
-@dataclass
-class _Candidate:
-    gpu: GpuSpec
-    gpus: int
-    precision: str
-    sharding: str
-    recompute: str
-    per_gpu_bytes: float
-    hours: Band | None
-    price: InstancePrice | None
-
-    def cost(self, currency_rate: float = 1.0) -> Band | None:
-        if self.hours is None or self.price is None:
-            return None
-        n_inst = math.ceil(self.gpus / self.price.gpu_count)
-        hourly = n_inst * self.price.price_per_hour
-        return Band(low=sig(hourly * self.hours.low), typical=sig(hourly * self.hours.typical), high=sig(hourly * self.hours.high))
-
-    @property
-    def cost_per_hour(self) -> float | None:
-        return None if self.price is None else sig(math.ceil(self.gpus / self.price.gpu_count) * self.price.price_per_hour)
-
-
-def tier_for(gpus: int, gpus_per_node: int = 8) -> Tier:
-    if gpus == 1:
-        return "entry"
-    return "mid" if gpus <= gpus_per_node else "production"
 
 
 def recommend(req: Workload, catalog: Catalog) -> Recommendation:
@@ -177,8 +66,6 @@ def recommend(req: Workload, catalog: Catalog) -> Recommendation:
     pinned = catalog.gpu(req.gpu) if req.gpu else None
     currency = ledger.field(req, "currency")
     if req.task == "inference":
-        from service.sizing.recommend_inference import recommend_inference
-
         return recommend_inference(req, catalog, shape, pinned, ledger)
     tokens = seq_len = None
     if req.tokens is not None or req.samples is not None:
@@ -205,7 +92,7 @@ def recommend(req: Workload, catalog: Catalog) -> Recommendation:
         cand = _size_on(gpu, shape, req, tokens, seq_len, target, gpu is pinned, req.gpus if gpu is pinned or not pinned else None)
         if cand is None:
             continue
-        cand.price = _price(catalog, gpu, cand.gpus, pricing, currency, req.fx_cny_per_usd)
+        cand.price = rental_price(catalog, gpu, cand.gpus, pricing, currency, req.fx_cny_per_usd)
         if req.gpus is None and cand.price is not None and cand.price.gpu_count > cand.gpus:
             # The whole instance is billed anyway: use all of its GPUs.
             price = cand.price
@@ -227,22 +114,10 @@ def _does_not_fit(req: Workload, pinned: GpuSpec | None) -> InputConflictError:
                                        f"在最多 {MAX_GPUS} 张 {name} 上也放不下这个工作负载")])
 
 
-def _price(catalog: Catalog, gpu: GpuSpec, gpus: int, pricing: str, currency: str, fx: float) -> InstancePrice | None:
-    """The cheapest way to rent `gpus` GPUs that can train together.
-
-    Multi-GPU jobs need min(gpus, 8) GPUs inside one instance (tensor/ZeRO traffic
-    cannot cross VMs cheaply); multi-node jobs prefer instances with RDMA.
-    """
-    want = min(gpus, 8)
-    together = [i for i in catalog.instances_for(gpu.id) if i.gpu_count >= want]
-    if gpus > max((i.gpu_count for i in together), default=0):
-        together = [i for i in together if i.rdma != "none"] or together
-    prices = [instance_price(i, pricing, currency, fx) for i in together]
-    return min(prices, key=lambda p: math.ceil(gpus / p.gpu_count) * p.price_per_hour, default=None)
 
 
 def _size_on(gpu: GpuSpec, shape: ModelShape, req: Workload, tokens: float | None, seq_len: int,
-             target_hours: float, pinned: bool, fixed_gpus: int | None) -> _Candidate | None:
+             target_hours: float, pinned: bool, fixed_gpus: int | None) -> Candidate | None:
     precision = req.precision or ("bf16" if gpu.supports_bf16 else "fp16")
     if (precision == "bf16" and not gpu.supports_bf16) or (precision == "fp8" and not gpu.supports_fp8):
         if pinned:
@@ -288,32 +163,32 @@ def _size_on(gpu: GpuSpec, shape: ModelShape, req: Workload, tokens: float | Non
                                    recompute=recompute, flash=flash, seq_len=seq_len, micro_batch=1)
                 per_gpu = plan.per_gpu(sharding, n, overhead)["total"]
         hours = run_hours(shape, gpu, n, tokens, seq_len, req.method, precision)
-    return _Candidate(gpu=gpu, gpus=n, precision=precision, sharding=sharding, recompute=recompute, per_gpu_bytes=per_gpu, hours=hours, price=None)
+    return Candidate(gpu=gpu, gpus=n, precision=precision, sharding=sharding, recompute=recompute, per_gpu_bytes=per_gpu, hours=hours, price=None)
 
 
 def _choose(req: Workload, catalog: Catalog, shape: ModelShape, tokens: float | None, seq_len: int,
-            candidates: list[_Candidate], ledger: Ledger, pinned: GpuSpec | None) -> Recommendation:
+            candidates: list[Candidate], ledger: Ledger, pinned: GpuSpec | None) -> Recommendation:
     deadline, budget = req.deadline_hours, req.budget
 
-    def meets(c: _Candidate) -> bool | None:
+    def meets(c: Candidate) -> bool | None:
         return None if deadline is None or c.hours is None else c.hours.typical <= deadline
 
-    def within(c: _Candidate) -> bool | None:
+    def within(c: Candidate) -> bool | None:
         cost = c.cost()
         return None if budget is None or cost is None else cost.typical <= budget
 
-    def cheapness(c: _Candidate) -> tuple[float, float]:
+    def cheapness(c: Candidate) -> tuple[float, float]:
         cost = c.cost()
         primary = cost.typical if cost else (c.cost_per_hour if c.cost_per_hour is not None else math.inf)
         return primary, c.hours.typical if c.hours else c.gpus
 
-    def speed(c: _Candidate) -> tuple[float, float]:
+    def speed(c: Candidate) -> tuple[float, float]:
         return (c.hours.typical if c.hours else c.gpus), cheapness(c)[0]
 
     priced = [c for c in candidates if c.price is not None] or candidates
     acceptable = [c for c in priced if meets(c) is not False and within(c) is not False]
 
-    def fit_for_tier(c: _Candidate) -> tuple:
+    def fit_for_tier(c: Candidate) -> tuple:
         # The smallest deployment that does the job; within it the tier's own GPU class, then the cheapest.
         tier = tier_for(c.gpus)
         return TIER_RANK[tier], c.gpu.id not in catalog.tiers[tier].gpu_options, cheapness(c)
@@ -327,7 +202,7 @@ def _choose(req: Workload, catalog: Catalog, shape: ModelShape, tokens: float | 
     else:
         chosen = min(priced, key=speed)
         _explain_miss(priced, deadline, budget, req.currency, meets, within, speed, cheapness, ledger)
-    picks: list[tuple[str, _Candidate]] = [("recommended", chosen)]
+    picks: list[tuple[str, Candidate]] = [("recommended", chosen)]
     if tokens is not None:
         picks.append(("fastest", min(priced, key=speed)))
     picks.append(("cheapest", min(priced, key=cheapness)))
@@ -342,7 +217,7 @@ def _choose(req: Workload, catalog: Catalog, shape: ModelShape, tokens: float | 
         if key in seen:
             continue
         seen.add(key)
-        options.append(_option(label, cand, catalog, meets(cand), within(cand)))
+        options.append(option_of(label, cand, catalog, meets(cand), within(cand)))
     rec = options[0]
     warn_bottlenecks(chosen, rec.configuration, req, ledger)
     memory = estimate_training_memory(TrainingMemoryRequest(
@@ -379,7 +254,7 @@ def _chosen_by_recommender(result, req: Workload):
     return result.model_copy(update={"work": relabel(result.work, stated, provenance="derived", source="chosen by the recommender")})
 
 
-def _record_choice(ledger: Ledger, candidates: list[_Candidate], chosen: _Candidate, profile: TierProfile) -> None:
+def _record_choice(ledger: Ledger, candidates: list[Candidate], chosen: Candidate, profile: TierProfile) -> None:
     ledger.step("search.candidates", "GPU types sized (memory fit, then deadline)", len(candidates), "GPU types")
     ledger.step("choice.gpus", "fewest GPUs whose per-GPU memory fits (ZeRO-2/3, recomputation), raised to meet the deadline", chosen.gpus, "GPUs")
     ledger.step("choice.per_gpu_memory", "model states / shards + activations + buffers + overhead", chosen.per_gpu_bytes, "bytes")
@@ -405,29 +280,3 @@ def _explain_miss(priced, deadline, budget, currency, meets, within, speed, chea
         if cost is not None:
             ledger.warn("over_budget", f"No option fits the budget of {budget:,.0f} {currency}; the cheapest costs about {cost.typical:,.0f} {currency}.",
                         f"没有方案能控制在 {budget:,.0f} {currency} 的预算内；最便宜的方案约需 {cost.typical:,.0f} {currency}。", "critical")
-
-
-# One node needs no inter-node fabric: the tier's InfiniBand line would be gear the plan never uses.
-SINGLE_NODE_NETWORK = ("One node: no inter-node fabric needed; GPUs talk over the scale-up link below, clients and storage over the "
-                       "data-centre Ethernet (单节点：无需节点间高速网络；卡间走下方的节点内互联，客户端与存储走数据中心以太网)")
-
-
-def _option(label: str, cand: _Candidate, catalog: Catalog, meets: bool | None, within: bool | None) -> Option:
-    per_node = cand.price.gpu_count if cand.price is not None else 8
-    tier = tier_for(cand.gpus, max(per_node, 8) if cand.gpus > 1 else 8)
-    profile: TierProfile = catalog.tiers[tier]
-    nodes = math.ceil(cand.gpus / per_node) if cand.price else math.ceil(cand.gpus / profile.gpus_per_node)
-    inst = catalog.instances[cand.price.instance] if cand.price else None
-    config = Configuration(
-        gpu=cand.gpu.id, gpu_name=cand.gpu.name, gpus=cand.gpus, nodes=nodes, gpus_per_node=min(cand.gpus, per_node if inst else profile.gpus_per_node),
-        instance=cand.price, cpu=f"{inst.vcpus} vCPU ({inst.name})" if inst else profile.cpu,
-        cpu_cores_per_node=inst.vcpus if inst else profile.cpu_cores_min, ram_gb_per_node=inst.ram_gb if inst else profile.ram_gb,
-        storage=profile.storage, network=(f"{inst.network_gbps:g} Gb/s, RDMA: {inst.rdma}" if inst else profile.network if nodes > 1 else SINGLE_NODE_NETWORK),
-        scale_up=f"{cand.gpu.scale_up.name}, {cand.gpu.scale_up.bandwidth_gbps_bidir:g} GB/s" if cand.gpu.scale_up else f"PCIe Gen{cand.gpu.pcie_gen}",
-        precision=cand.precision, sharding=cand.sharding, recompute=cand.recompute,
-        per_gpu_memory_gib=sig(cand.per_gpu_bytes / 2**30), gpu_memory_gib=cand.gpu.memory_gb,
-    )
-    return Option(label=label, tier=tier, configuration=config, hours=cand.hours, cost=cand.cost(), cost_per_hour=cand.cost_per_hour,
-                  meets_deadline=meets, within_budget=within)
-
-

@@ -14,13 +14,13 @@ from service.sizing.inference import (
     estimate_inference,
 )
 from service.sizing.memory import resolve_precision
-from service.sizing.recommend import (
+from service.sizing.recommendation import (
     Option,
     Recommendation,
     Workload,
-    _Candidate,
-    _option,
-    _price,
+    Candidate,
+    option_of,
+    rental_price,
 )
 from service.sizing.shapes import ModelShape
 from service.sizing.work import Ledger, NullLedger, sig
@@ -35,7 +35,7 @@ def recommend_inference(req: Workload, catalog: Catalog, shape: ModelShape, pinn
     ledger.field(req, "concurrency")
     pricing = ledger.field(req, "pricing")
     gpus_considered = [pinned] if pinned else [g for g in catalog.gpus.values() if catalog.instances_for(g.id)]
-    found: list[tuple[_Candidate, InferenceResult]] = []
+    found: list[tuple[Candidate, InferenceResult]] = []
     for gpu in gpus_considered:
         weights = req.precision if req.precision in ("fp16", "bf16", "fp8") else None
         if weights == "bf16" and not gpu.supports_bf16 or weights == "fp8" and not gpu.supports_fp8:
@@ -49,9 +49,9 @@ def recommend_inference(req: Workload, catalog: Catalog, shape: ModelShape, pinn
             result = estimate_inference(InferenceRequest(model=req.model, params_b=req.params_b, weights=weights, gpu=gpu.id, gpus=n,
                                                          concurrency=req.concurrency, context_len=req.context_len), catalog)
             if result.fit != "does_not_fit":
-                cand = _Candidate(gpu=gpu, gpus=n, precision=result.weights_format, sharding="tensor-parallel" if n > 1 else "none",
+                cand = Candidate(gpu=gpu, gpus=n, precision=result.weights_format, sharding="tensor-parallel" if n > 1 else "none",
                                   recompute="n/a", per_gpu_bytes=result.per_gpu_total_gib * 2**30, hours=None, price=None)
-                cand.price = _price(catalog, gpu, n, pricing, req.currency, req.fx_cny_per_usd)
+                cand.price = rental_price(catalog, gpu, n, pricing, req.currency, req.fx_cny_per_usd)
                 found.append((cand, result))
                 break
     if not found:
@@ -66,7 +66,7 @@ def recommend_inference(req: Workload, catalog: Catalog, shape: ModelShape, pinn
     for label, (cand, _) in (("recommended", by_cost), ("fastest", by_speed), ("fewest-gpus", by_count)):
         if (cand.gpu.id, cand.gpus) not in seen:
             seen.add((cand.gpu.id, cand.gpus))
-            options.append(_option(label, cand, catalog, None, None))
+            options.append(option_of(label, cand, catalog, None, None))
     chosen, result = by_cost
     warn_bottlenecks(chosen, options[0].configuration, req, ledger)
     deployment, reason_en, reason_zh, be = deployment_advice(req, chosen, catalog, ledger)

@@ -9,7 +9,7 @@ Every intent gets a score from three kinds of evidence, and the trace records al
   it has never seen is still read by its neighbours, and a sharp cue (a pasted log, "号称") still counts.
 
 Out of scope means far from every in-domain exemplar AND no domain evidence. A close call between two
-intents that need different inputs asks which one was meant.
+intents that need different inputs asks which one was meant. The weights live in evidence_weights.py.
 """
 
 from __future__ import annotations
@@ -26,31 +26,13 @@ from service.assistant.understand import INJECTION, Understanding, classify_with
 from service.catalog import Catalog
 from service.contract import Clarification, Language, Neighbour, UnderstandingTrace
 from service.understanding.evidence import Evidence, gather
+from service.understanding.evidence_weights import W_NEIGHBOURS, W_RULE, WORD_ONLY_FACTOR, apply_evidence_rules, neighbour_votes, weigh_rules
 from service.understanding.registry import Registry, load_registry
 from service.understanding.router import TOP_K, Encoder, SemanticRouter
 
-# Weights of the evidence (the router's votes sum to W_NEIGHBOURS over the intents).
-W_NEIGHBOURS = 1.0
-W_RULE = 0.9  # a specific rule of the cue cascade fired
-W_DEFAULT = 0.45  # the cascade fell through to its default (faq): weak
-DEFAULT_AGAINST_CUES = 0.5  # its share when another intent has two or more cue words
-W_CUE = 0.15  # per cue word of an intent, at most MAX_CUES counted
-MAX_CUES = 3
-W_DECISIVE = 3.0  # pasted logs, instruction injection: nothing else matters
-W_SPEC = 0.7  # a GPU named with a spec word and no workload
-NOTHING_TO_LOOK_UP = 0.5  # spec's score with no GPU named and no spec word
-W_TWO_GPUS = 0.15
-W_CLAIM_NUMBERS = 0.5  # claim words ("对吧", "a consultant said") about a stated workload: the numbers are the claim
-WORD_ONLY_FACTOR = 0.3  # what is left of the off-topic readings when the only domain evidence is a word
-UNTRUSTED = 0.6  # share of the cascade's weight when the question has no domain evidence
-W_WORKLOAD = 0.1
-WORKLOAD_ASKS = ("tokens", "samples", "deadline_hours", "budget", "concurrency", "users")
 CLOSE_CALL = 0.08  # score gap under which two intents needing different inputs get a clarifying question
 OOD_QUANTILE = 0.02  # the out-of-domain threshold: this quantile of in-domain exemplars' nearest in-domain similarity
 SHOWN_NEIGHBOURS = 5
-# Cascade rules sharp enough that a GPU named with a spec word does not make the question a spec lookup.
-SHARP_RULES = ("claim cue", "pre-flight cue", "rent-or-buy cue", "two GPUs and a comparison cue", "measured symptom")
-VOTE_TEMPERATURE = 0.05  # similarity 0.05 lower = e times less weight
 SETTINGS_ONLY_CHARS = 60  # a follow-up this short with no Chinese and at most SETTINGS_ONLY_WORDS words keeps a Chinese conversation's language
 SETTINGS_ONLY_WORDS = 1
 CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
@@ -211,7 +193,7 @@ class RoutedUnderstander:
             sims = np.where(exclude, -np.inf, sims)
         order = np.argsort(-sims)[: self._k]
         neighbours = [(registry.exemplars[i], float(sims[i])) for i in order]
-        votes = _votes(neighbours)
+        votes = neighbour_votes(neighbours)
         in_domain_sims = np.where(self._in_domain, sims, -np.inf)
         nearest_in_domain = float(in_domain_sims.max())
         evidence = gather(text, slots, registry)
@@ -219,7 +201,7 @@ class RoutedUnderstander:
 
         scores = {name: W_NEIGHBOURS * votes.get(name, 0.0) for name in registry.intents}
         rules: list[str] = []
-        self._weigh_rules(scores, rules, text, slots, evidence, cascade_intent, rule)
+        weigh_rules(scores, rules, text, slots, evidence, cascade_intent, rule)
 
         far_below, near_below = self.ood_thresholds
         nearest_is_off_topic = not registry.in_domain(neighbours[0][0].intent)
@@ -245,7 +227,7 @@ class RoutedUnderstander:
             if scores["smalltalk"] <= scores["out_of_scope"]:
                 scores["out_of_scope"] = max(scores["out_of_scope"], W_RULE)
 
-        fired = self._apply_evidence_rules(scores, rules, evidence)
+        fired = apply_evidence_rules(scores, rules, evidence)
 
         ranked = sorted(scores, key=lambda name: (-scores[name], name))
         ranked = self._without_missing_requirements(ranked, evidence, slots, rule, rules)
@@ -287,82 +269,6 @@ class RoutedUnderstander:
         if missing and ranked[0] in missing:
             rules.append(f"{ranked[0]} set aside: it requires {', '.join(sorted(set(self.registry.intents[ranked[0]].requires) - present))}")
         return [name for name in ranked if name not in missing] + missing
-
-    @staticmethod
-    def _apply_evidence_rules(scores: dict[str, float], rules: list[str], evidence: Evidence) -> bool:
-        """The data-file evidence rules (registry.yaml `evidence_rules`): each adds its weight and rescales the others.
-
-        A rule that fired decided on named evidence, so it is not a close call worth a question."""
-        for rule, _ in evidence.fired:
-            for name, factor in rule.scale.items():
-                scores[name] *= factor
-        for rule, words in evidence.fired:
-            scores[rule.intent] += rule.weight
-            rules.append(f"evidence rule {rule.name} ({', '.join(words[:4])}) -> {rule.intent}")
-        return bool(evidence.fired)
-
-    def _weigh_rules(self, scores: dict[str, float], rules: list[str], text: str, slots: Slots, evidence: Evidence, cascade_intent: str, rule: str) -> None:
-        if evidence.pasted:
-            scores["diagnostics"] += W_DECISIVE
-            rules.append(f"pasted {evidence.pasted} log -> diagnostics")
-        elif rule == "instruction injection" or (INJECTION.search(text) and not (slots.model or slots.params_b or slots.gpu)):
-            scores["out_of_scope"] += W_DECISIVE
-            rules.append("instruction injection -> out_of_scope")
-        elif rule == "no domain cue":
-            pass  # out of scope is decided below, by distance and domain evidence, never by a missing substring
-        elif rule == "default" and (slots.model or slots.params_b) and any(k in slots.stated() for k in WORKLOAD_ASKS):
-            # "部署 72B 给 300 人用，预算 80 万": a model with what it is for; the fall-through to knowledge is no vote.
-            rules.append("cue cascade: no specific cue, but a model with workload numbers (no default vote)")
-        else:
-            # The cascade's own domain gate matches substrings: without real domain evidence its verdict counts for less.
-            trust = 1.0 if evidence.in_domain else UNTRUSTED
-            weight = (W_DEFAULT if rule == "default" else W_RULE) * trust
-            if rule == "default" and any(len(words) >= 2 for name, words in evidence.cues.items() if name != cascade_intent):
-                weight *= DEFAULT_AGAINST_CUES  # falling through says little when another intent's own words are there twice
-            scores[cascade_intent] += weight
-            rules.append("cue cascade: no specific cue (faq by default)" if rule == "default" else f"cue cascade: {rule} -> {cascade_intent}")
-        for name, words in evidence.cues.items():
-            if name in scores:
-                scores[name] += W_CUE * min(len(words), MAX_CUES)
-                rules.append(f"{name} cue words: {', '.join(words[:MAX_CUES])}")
-        stated = slots.stated()
-        workload = bool(slots.model or slots.params_b)
-        sharp = rule in SHARP_RULES
-        quantities = (
-            slots.tokens
-            or slots.samples
-            or slots.deadline_hours
-            or slots.gpu_hours
-            or slots.samples_per_second
-            or slots.concurrency
-            or slots.measured_busbw_gbps
-            or (slots.gpus or 1) > 1
-        )
-        if (
-            slots.gpu
-            and not workload
-            and "spec" in evidence.cues
-            and not quantities
-            and len(slots.compare_gpus or []) < 2
-            and not sharp
-            and "claim_check" not in evidence.cues
-        ):
-            scores["spec"] += W_SPEC
-            rules.append(f"a GPU named ({slots.gpu}) with a spec word and no workload -> spec")
-        if not (slots.gpu or slots.card_memory_gb or slots.compare_gpus) and "spec" not in evidence.cues:
-            # A spec lookup needs a card to look up: "how much faster is torch.compile" is near spec phrasings, not one.
-            scores["spec"] *= NOTHING_TO_LOOK_UP
-            rules.append("no GPU and no spec word: spec discounted")
-        if "claim_check" in evidence.cues and (workload or quantities or slots.gpu) and rule != "claim cue":
-            scores["claim_check"] += W_CLAIM_NUMBERS
-            rules.append("claim words about a stated workload or GPU -> claim_check")
-        if len(slots.compare_gpus or []) >= 2:
-            scores["compare"] += W_TWO_GPUS
-            rules.append(f"two GPUs named ({', '.join(slots.compare_gpus or [])}) -> compare")
-        if workload and any(k in stated for k in ("tokens", "samples", "deadline_hours", "budget", "concurrency")):
-            scores["sizing"] += W_WORKLOAD
-            scores["recommend"] += W_WORKLOAD
-            rules.append("a model with workload numbers -> sizing/recommend")
 
     def _ask(self, intent: str, cascade_intent: str, cascade_ask: str | None, evidence: Evidence, neighbours: list, slots: Slots) -> str | None:
         # The quantity the question's own words name: the cascade's ask, else the ask with the most cue words.
@@ -412,18 +318,6 @@ def _language_kept(text: str, state: dict[str, Any] | None) -> Language | None:
         return None
     words = [w for w in re.findall(r"[A-Za-z]{3,}", text) if not re.search(r"\d", w)]
     return previous if len(words) <= SETTINGS_ONLY_WORDS else None
-
-
-def _votes(neighbours: list) -> dict[str, float]:
-    """Softmax over the neighbours' similarities, summed per intent: a near paraphrase outweighs several loose matches."""
-    if not neighbours:
-        return {}
-    best = max(sim for _, sim in neighbours)
-    weights: dict[str, float] = {}
-    for exemplar, sim in neighbours:
-        weights[exemplar.intent] = weights.get(exemplar.intent, 0.0) + float(np.exp((sim - best) / VOTE_TEMPERATURE))
-    total = sum(weights.values())
-    return {intent: w / total for intent, w in weights.items()}
 
 
 _DEFAULT: dict[int, RoutedUnderstander] = {}

@@ -72,3 +72,21 @@ def test_the_answer_is_grounded_end_to_end(advisor, text: str) -> None:
 def test_unattributed_parity_claim_still_gets_the_check_when_routed_here(advisor) -> None:
     answer = advisor.answer(ChatRequest(message="I heard L40S trains as fast as an H100 for half the price"))
     assert answer.grounding.ungrounded == []
+
+
+@pytest.mark.parametrize("text", ["the L40S trains as fast as an H100 at half the price", "L40S 训练和 H100 一样快，还便宜一半"])
+def test_a_bare_parity_assertion_is_checked_not_priced(advisor, text: str) -> None:
+    # No vendor, no "true?": the assertion alone is the claim (it once read as a rent-or-buy question).
+    answer = ask(advisor, text)
+    assert answer.intent == "claim_check" and "claim-check" in [c.tool for c in answer.tool_calls]
+    assert "break-even" not in answer.answer.lower() and "回本" not in answer.answer
+
+
+def test_a_consumer_card_parity_claim_states_the_link_once(advisor) -> None:
+    answer = ask(advisor, "RTX 4090 训练跟 A100 一样快")
+    allreduce = [c for c in answer.tool_calls if c.tool == "allreduce"]
+    assert allreduce and "P2P" in answer.answer
+    slow_ms = next(c.output["total_ms"] for c in allreduce if c.input["gpu"] == "rtx-4090")
+    assert answer.answer.count(f"{slow_ms:,.0f}") == 1, answer.answer
+    bullets = [line for line in answer.answer.splitlines() if line.startswith("- ")]
+    assert "说法大致成立" in bullets[len([b for b in bullets if "[" not in b]) - 1]  # the fair point closes the check

@@ -16,7 +16,7 @@ import pytest
         ("could an m3 ultra mac studio serve a 70b model for our small team", "faq", "apple_silicon"),
         ("苹果 M4 Max 统一内存 128G 能不能跑 70B", "faq", "apple_silicon"),
         ("what's the usual tokens-per-parameter ratio for a from-scratch LLM", "faq", "rule_of_thumb"),
-        ("从零训一个 1B 模型，数据量多少合适", "faq", "rule_of_thumb"),
+        ("从零预训练的话，数据量一般是参数量的多少倍", "faq", "rule_of_thumb"),  # a model named is the computation (test_compute_optimal_data)
         ("what's a sane checkpoint interval for a two-week run", "faq", "checkpoint_cadence"),
         ("训练的时候权重多久存一次比较好，放哪里", "faq", "checkpoint_cadence"),
         ("we use 8 gpus most of the time but need 64 during quarter-end crunch, how to provision", "cloud_vs_onprem", "bursty_demand"),

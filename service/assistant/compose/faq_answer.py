@@ -44,8 +44,9 @@ from service.assistant.compose.extract import (
     VERDICT,
     WORTH_ASK,
 )
-from service.assistant.compose.faq_kinds import FORMULA, defines, defining, same_template, sides_of
+from service.assistant.compose.faq_kinds import FORMULA, defined_subject, defines, defining, explains_uncovered_side, same_template, sides_of
 from service.assistant.compose.faq_sections import Embed, on_topic, question_parts
+from service.assistant.compose.faq_units import CJK, Unit, units
 from service.retrieval.text import term_set, tokenize
 
 MAX_POINTS = 5
@@ -66,44 +67,15 @@ REASON = re.compile(r"\bbecause\b|\bsince\b|\bso that\b|\bwhich (?:needs|require
 REASON_SENTENCE = 0.06
 # "Is X worth it?" is answered by the trade-off and the verdict; "A or B?" by sentences that name both.
 VERDICT_SENTENCE, BOTH_SIDES = 0.05, 0.08
-OTHER_SIDE = 0.1  # a point naming a side of "A vs B" that the answer has not covered yet
+OTHER_SIDE = 0.1  # a point whose subject is a side of "A vs B" that the answer has not explained yet
 # "We measure X, is that low?" is answered by the typical or published range.
 BENCHMARK_SENTENCE = 0.06
 # "What is X?" is answered by what X is or does; a formula line ("bytes = 2 × L × …") defines nothing in words.
 DEFINITION_SENTENCE, FORMULA_LINE = 0.06, 0.08
 PRICE_SENTENCE = 0.06  # "which is cheaper": a sentence about prices or cost per GPU-hour
 DEFINITION_LEAD_GAP = 0.2  # a defining sentence this close to the most relevant one leads a "what is X" answer
-MIN_CHARS, MAX_LEAD_CHARS = 12, 360
+MAX_LEAD_CHARS = 360
 
-LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
-FENCE = re.compile(r"^\s*(```|~~~)")
-HEADING_LINE = re.compile(r"^\s*#{1,6}\s")
-TABLE_LINE = re.compile(r"^\s*\|")
-TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
-CJK = re.compile(r"[\u3400-\u9fff]")
-COMMENT = re.compile(r"\s+#\s.*$")  # a shell comment after a command
-MAX_COMMANDS, MAX_COMMAND_CHARS = 3, 100
-# Whole sentences: a semicolon joins two halves of one point, so it does not end a sentence here; nor does the
-# full stop of an abbreviation ("Narayanan et al. (2021) show …" is one sentence, not "Narayanan et al." and a fragment).
-SENTENCE_SPLIT = re.compile(
-    r"(?<=[。！？])"
-    r"|(?<=[.!?])(?<!\bet al\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\bcf\.)(?<!\bFig\.)(?<!\bNo\.)(?<!\bSec\.)(?<!\bapprox\.)"
-    r"\s+(?=[A-Z0-9\u4e00-\u9fff*`\"(（])"
-)
-# Pointers to other documents mean nothing in an answer: "具体命令见“…”一文。" is dropped, "(see the … document)" cut.
-REFERENCE_ONLY = re.compile(
-    r"^(?:see |for details see |具体.{0,12}见|详见|参见|见“)|\b(?:the|this) [\w -]{0,40}document (?:gives|lists|has|describes)\b|见.{0,24}一文",
-    re.I,
-)
-REFERENCE_ASIDE = re.compile(r"\s*[(（](?:see|见|参见|详见)[^()（）]{0,80}[)）]", re.I)
-# An intro that only announces what follows: a colon at the end, or "three situations." / "以下几种情况。".
-ANNOUNCES = re.compile(
-    r"[:：]\s*$"
-    r"|\b(?:the following|as follows|(?:two|three|four|five|six|several|a few|these|the)\s+(?:main\s+)?"
-    r"(?:situations|cases|ways|reasons|things|steps|options|kinds|types|parts|factors|rules|levels|signs|causes|checks|questions)\.?)\s*$"
-    r"|(?:以下|如下|下面|下列|[两二三四五六七几]种(?:情况|方式|做法|办法|原因|选择|场景|类型)|[两二三四五六七几]个(?:方面|步骤|原因|问题))[。.]?\s*$",
-    re.I,
-)
 # A lead must stand on its own: not a continuation of a sentence the reader has not seen.
 CONTINUATION = re.compile(
     r"^(?:however|but|also|and|so|then|this|that|these|those|it|they|such|for example|e\.g\.|in that case|otherwise|likewise|"
@@ -121,132 +93,10 @@ class HitLike(Protocol):
 
 
 @dataclass
-class Unit:
-    """One quotable piece of a hit: a prose sentence or a whole list item."""
-
-    text: str
-    hit: int  # index into the hits
-    position: int  # order inside its hit
-    is_item: bool
-    relevance: float = 0.0
-    base: float = 0.0  # relevance of the text itself (and what it inherits), before section heading and rank
-    intro: str = ""  # for a list item: the sentence that announced its list
-    rank_in_list: int = 0
-    hidden: bool = False  # an announcing intro: scored (its list inherits from it), never quoted alone
-
-
-@dataclass
 class FaqAnswer:
     lead: str
     points: list[str] = field(default_factory=list)
     cited_hits: list[Any] = field(default_factory=list)
-
-
-def units(text: str, hit: int = 0) -> list[Unit]:
-    """Sentences and whole list items of a chunk, without headings, tables, code or dangling intros."""
-    out: list[Unit] = []
-    paragraph: list[str] = []
-    in_code = False
-    intro: list[str] = [""]  # the last announcing sentence, inherited by the list that follows it
-    rank = [0]
-    table_header: list[str] | None = None
-
-    def flush() -> None:
-        prose = " ".join(paragraph).strip()
-        paragraph.clear()
-        for sentence in SENTENCE_SPLIT.split(prose):
-            if ANNOUNCES.search(sentence.strip()):
-                intro[0], rank[0] = sentence.strip(), 0
-                out.append(Unit(text=sentence.strip(), hit=hit, position=-1, is_item=False, hidden=True))
-                continue
-            _add(out, sentence, hit, is_item=False)
-
-    lines = text.splitlines()
-    code: list[str] = []
-    for number, line in enumerate(lines):
-        if FENCE.match(line):
-            in_code = not in_code
-            flush()
-            if not in_code:
-                _add_commands(out, code, hit)
-            code = []
-            continue
-        if in_code:
-            code.append(line)
-            continue
-        if TABLE_LINE.match(line) and not in_code:
-            flush()
-            if table_header is None:
-                table_header = _cells(line)
-            elif not TABLE_RULE.match(line):
-                if _add(out, _row_text(table_header, _cells(line)), hit, is_item=True) and intro[0]:
-                    out[-1].intro, out[-1].rank_in_list = intro[0], rank[0]
-                    rank[0] += 1
-            continue
-        table_header = None
-        if in_code or HEADING_LINE.match(line) or not line.strip():
-            flush()
-            continue
-        if LIST_ITEM.match(line):
-            flush()
-            item = LIST_ITEM.sub("", line, count=1)
-            # Continuation lines of the item (indented, not a new item) belong to it.
-            for follow in lines[number + 1 :]:
-                if not follow.strip() or LIST_ITEM.match(follow) or not follow.startswith((" ", "\t")):
-                    break
-                item += " " + follow.strip()
-            if _add(out, item, hit, is_item=True) and intro[0]:
-                out[-1].intro, out[-1].rank_in_list = intro[0], rank[0]
-                rank[0] += 1
-            continue
-        if line.startswith((" ", "\t")) and out and out[-1].is_item and not paragraph:
-            continue  # already joined to its list item
-        intro[0] = ""  # prose after a list ends it
-        paragraph.append(line.strip())
-    flush()
-    return out
-
-
-def _add_commands(out: list[Unit], code: list[str], hit: int) -> None:
-    """A short command block announced by the sentence before it ("第一步看随时间的变化规律：") becomes one point:
-    the intro with its commands inline, so the intro is not left dangling and the commands are not lost."""
-    commands = [COMMENT.sub("", c).strip() for c in code if c.strip() and not c.lstrip().startswith("#")]
-    if not out or not out[-1].hidden or not commands or len(commands) > MAX_COMMANDS:
-        return
-    if any(len(c) > MAX_COMMAND_CHARS or "`" in c for c in commands):
-        return
-    intro = out[-1].text
-    separator = "；" if CJK.search(intro) else "; "
-    _add(out, f"{intro} " + separator.join(f"`{c}`" for c in commands), hit, is_item=False, allow_colon=True)
-
-
-def _cells(line: str) -> list[str]:
-    return [cell.strip() for cell in line.strip().strip("|").split("|")]
-
-
-def _row_text(header: list[str], cells: list[str]) -> str:
-    """A table row as one statement in the document's words: "Xid 79：GPU 从总线上掉线；摘除节点…"."""
-    cells = [c for c in cells if c]
-    if not cells:
-        return ""
-    chinese = bool(CJK.search(" ".join(cells)))
-    label = f"{header[0]} {cells[0]}" if header and header[0] and len(cells[0]) <= 12 else cells[0]
-    colon, join = ("：", "；") if chinese else (": ", "; ")
-    return label + (colon + join.join(cells[1:]) if len(cells) > 1 else "")
-
-
-def _add(out: list[Unit], text: str, hit: int, *, is_item: bool, allow_colon: bool = False) -> bool:
-    text = REFERENCE_ASIDE.sub("", text.strip())
-    if REFERENCE_ONLY.search(text):
-        return False
-    if text.count("**") % 2:
-        text = text.replace("**", "")  # a bold span cut by the sentence split
-    if text.count("`") % 2:
-        text = text.replace("`", "")
-    if len(text) < MIN_CHARS or (ANNOUNCES.search(text) and not allow_colon):
-        return False
-    out.append(Unit(text=text, hit=hit, position=len([u for u in out if u.hit == hit and not u.hidden]), is_item=is_item))
-    return True
 
 
 def compose_faq(
@@ -280,7 +130,7 @@ def compose_faq(
     keep = [i for i, u in enumerate(candidates) if u.hit in kept_hits]
     candidates = [candidates[i] for i in keep]
     vectors = None if vectors is None else vectors[keep]
-    lead_index = _pick_lead(candidates, define=defines(question), subject=set(tokenize(question)))
+    lead_index = _pick_lead(candidates, define=defines(question), subject=defined_subject(question))
     chosen = [lead_index]
     for part_best in _part_answers(question, hits, candidates, embed, vectors, asked):
         if part_best not in chosen and len(chosen) <= max_points:
@@ -299,10 +149,11 @@ def compose_faq(
             if any(same_template(unit.text, candidates[c].text) for c in chosen):
                 continue
             redundancy = max(float(vectors[index] @ vectors[c]) for c in chosen) if vectors is not None else _overlap(unit, candidates, chosen)
-            crowding = 0.0 if unit.hit in fix_lists and unit.is_item else SAME_SECTION * sum(1 for c in chosen if candidates[c].hit == unit.hit)
-            score = MMR_LAMBDA * unit.relevance - (1 - MMR_LAMBDA) * redundancy - crowding
-            if sides and any(side.search(unit.text) and not any(side.search(candidates[c].text) for c in chosen) for side in sides):
-                score += OTHER_SIDE
+            other_side = bool(sides) and explains_uncovered_side(unit.text, [candidates[c].text for c in chosen], sides)
+            # One section explaining both sides of "A vs B" is the right source for both: its second side is not crowding.
+            crowded = not other_side and not (unit.hit in fix_lists and unit.is_item)
+            crowding = SAME_SECTION * sum(1 for c in chosen if candidates[c].hit == unit.hit) if crowded else 0.0
+            score = MMR_LAMBDA * unit.relevance - (1 - MMR_LAMBDA) * redundancy - crowding + (OTHER_SIDE if other_side else 0.0)
             if score > best_score:
                 best, best_score = index, score
         if best is None:
@@ -313,9 +164,17 @@ def compose_faq(
     for unit in (lead, *points):
         order.setdefault(unit.hit, len(order) + 1)
     cite = " " if language == "en" else ""
+    introduced: set[tuple[int, str]] = set()
+
+    def shown(unit: Unit) -> str:
+        if not unit.clause or (unit.hit, unit.intro) in introduced:
+            return unit.text
+        introduced.add((unit.hit, unit.intro))  # the sentence the clause completes, once per list
+        return f"{unit.intro}{'' if CJK.search(unit.intro) else ' '}{unit.text}"
+
     return FaqAnswer(
-        lead=f"{lead.text}{cite}[{order[lead.hit]}]",
-        points=[f"{p.text}{cite}[{order[p.hit]}]" for p in points],
+        lead=f"{shown(lead)}{cite}[{order[lead.hit]}]",
+        points=[f"{shown(p)}{cite}[{order[p.hit]}]" for p in points],
         cited_hits=[hits[index] for index in order],
     )
 

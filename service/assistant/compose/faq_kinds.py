@@ -15,6 +15,15 @@ FORMULA = re.compile(r"^[^。.!?]{0,80}=\s*[^=]*[×*]")
 # Units that say the same thing with other numbers (every GPU card's "Interconnect: NVLink 4 … 900 GB/s") are one point.
 TEMPLATE_WORDS = re.compile(r"[^\W\d_]{2,}")
 SAME_TEMPLATE = 0.8
+# "what is (the) X (in|for|...)", "什么是 X", "X 是什么": X, the thing to be defined.
+DEFINED_TERM_EN = re.compile(
+    r"\bwhat(?:'s| is| are| does)\s+(?:an?\s+|the\s+)?([a-z0-9][\w .+/-]{0,40}?)(?=\s+(?:in|for|on|of|when|during|used|mean|do)\b|\s*[?？]|\s*$)",
+    re.I,
+)
+DEFINED_TERM_ZH_BEFORE = re.compile(r"(?:什么是|啥是|什么叫|啥叫)\s*([^，,。？?]{1,30})")
+DEFINED_TERM_ZH_AFTER = re.compile(r"([A-Za-z0-9][\w .+/-]{0,30}?|[\u4e00-\u9fff]{2,8})\s*(?:是什么|是啥|是个啥|指的是什么|什么意思|啥意思)")
+# Markup before a sentence's first word, skipped when reading the sentence's subject.
+SUBJECT_OPENING = re.compile(r"^[\s*`_\-–•]+")
 
 
 def defines(question: str) -> bool:
@@ -42,3 +51,24 @@ def sides_of(question: str) -> list[re.Pattern[str]]:
     if not found or found.group(1).lower() == found.group(2).lower():
         return []
     return [re.compile(rf"(?<![A-Za-z0-9]){re.escape(side)}(?![A-Za-z0-9])", re.I) for side in found.groups()]
+
+
+def explains_uncovered_side(text: str, chosen: list[str], sides: list[re.Pattern[str]]) -> bool:
+    """A sentence whose subject is a side of "A vs B" ("DDP keeps a full replica…") that no chosen sentence has as its
+    subject yet. A mention elsewhere ("plain DDP stops fitting at 5B", "NO_SHARD: same as DDP") explains neither side."""
+
+    def subject(sentence: str) -> set[str]:
+        opening = SUBJECT_OPENING.sub("", sentence)
+        return {side.pattern for side in sides if (found := side.search(opening)) and found.start() == 0}
+
+    covered = set().union(*(subject(sentence) for sentence in chosen))
+    return bool(subject(text) - covered)
+
+
+def defined_subject(question: str) -> set[str]:
+    """The words of the thing a "what is X" question asks about ("what is the KV cache in LLM serving" -> kv, cache),
+    so a sentence defining the setting ("Serving memory has four parts") does not pass for X's definition. All the
+    question's words when X cannot be told apart."""
+    found = DEFINED_TERM_EN.search(question) or DEFINED_TERM_ZH_BEFORE.search(question) or DEFINED_TERM_ZH_AFTER.search(question)
+    term = next((group for group in found.groups() if group), "") if found else ""
+    return term_set(term) or term_set(question)

@@ -11,7 +11,8 @@ from service.assistant.handlers.knowledge import faq, out_of_scope, preflight, s
 from service.assistant.handlers.learner import for_learners
 from service.assistant.handlers.spec import spec
 from service.assistant.handlers.rent_or_buy import cloud_vs_onprem
-from service.assistant.handlers.workload import recommend, sizing_answer
+from service.assistant.handlers.recommendation import recommend
+from service.assistant.handlers.workload import sizing_answer
 
 HANDLERS: dict[str, Callable[[Context], Draft]] = {
     "faq": faq,

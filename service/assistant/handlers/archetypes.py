@@ -49,6 +49,23 @@ def archetype_of(text: str) -> str | None:
     return next((name for name in ORDER if cues.matches(FILE, name, text)), None)
 
 
+# Askers whose tier ladder with no model named is a fine-tuning ladder of the usual 8B model; the other archetypes have
+# answers of their own (a vision node, the Ascend card, a class's shared cards, a pre-training budget, media services).
+LADDER_KINDS = (None, "personal", "llm_product", "small_models_team")
+
+
+def ladder_model(ctx: Context) -> str | None:
+    """The model an "entry / mid / production" question with no model named is built for (handlers/tier_ladder.py), or
+    None when the asker's archetype answers it instead. A product feature that is served, not tuned, is the product's
+    serving answer; anything else is fine-tuning the 8B instruct model a product or a hobbyist usually starts from."""
+    kind = archetype_of(ctx.text)
+    if kind not in LADDER_KINDS or ctx.slots.task in ("pretrain", "inference") or PRODUCT_MODEL not in ctx.catalog.models:
+        return None
+    if kind == "llm_product" and not consult.cue("fine_tune", ctx.text):
+        return None
+    return PRODUCT_MODEL
+
+
 def archetype_answer(ctx: Context, serve: Callable[[Context], Draft]) -> Draft | None:
     """A draft for a question with no model named whose asker fits an archetype; None otherwise.
 
@@ -367,31 +384,3 @@ def pretrain_budget(ctx: Context) -> Draft | None:
     _set_slots(ctx, tokens=tokens, task="pretrain", gpu=gpu_id, **({"gpus": bought} if bought >= NODE_GPUS else {}))
     return Draft(blocks=blocks, hits=ctx.retrieve(k=2, topics=["parallelism", "reliability"]), works=works,
                  follow_ups=[say("consulting.follow_30_days", lang), say("archetype.follow_cloud_budget", lang)])
-
-
-# -- fine-tune, then serve: the serving half of "fine-tune and serve an 8B model" ------------------
-SERVE_SMALL = ("l40s", 1)  # a 48 GB card serves a 7-13B model in 16-bit with room for the KV cache
-SERVE_LARGE = ("h100-sxm", (1, 2, 4, 8))
-
-
-def serve_after_tuning(ctx: Context, draft: Draft) -> None:
-    """Append the serving plan when a fine-tuning question also says the model will be served to users."""
-    s = ctx.slots
-    if s.task not in (None, "fine-tune") or not (s.model or s.params_b) or draft.clarification is not None:
-        return
-    if not (consult.cue("serving", ctx.text) and consult.cue("fine_tune", ctx.text)):
-        return
-    params = ctx.catalog.models[s.model].params if s.model in ctx.catalog.models else (s.params_b or 0) * 1e9
-    ref = {"model": s.model, "params_b": None if s.model else s.params_b}
-    plans = [(SERVE_SMALL[0], SERVE_SMALL[1], fmt) for fmt in ("bf16", "fp8")] if params <= 15e9 else \
-        [(SERVE_LARGE[0], n, "fp8") for n in SERVE_LARGE[1]]
-    for gpu, gpus, fmt in plans:
-        result, _ = ctx.try_run("inference", {**ref, "gpu": gpu, "gpus": gpus, "weights": fmt, "concurrency": s.concurrency or 1})
-        if result is not None and result.fit != "does_not_fit":
-            break
-    else:
-        return
-    draft.blocks.append(ParagraphBlock(text=say("archetype.then_serve", ctx.lang, gpus=gpus, gpu=ctx.catalog.gpus[gpu].name,
-                                                fmt=say(f"consult.method.{fmt}", ctx.lang), need=num(result.per_gpu_total_gib),
-                                                have=num(result.gpu_memory_gib or 0))))
-    draft.works.append((result.tool, result.work))

@@ -10,7 +10,7 @@ from service.assistant.compose import extract
 from service.assistant.compose.fmt import money, num, pct
 from service.assistant.compose.work import assumptions
 from service.assistant.handlers.base import Context, Draft
-from service.assistant.handlers.workload import DEFAULT_GPU, _currency
+from service.assistant.handlers.recommendation import DEFAULT_GPU, _currency
 from service.assistant.messages import say
 from service.contract import LeadBlock, ParagraphBlock
 

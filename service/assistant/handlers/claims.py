@@ -13,6 +13,7 @@ from service.assistant import claim_checks
 from service.assistant.compose import extract, sizing
 from service.assistant.compose.work import assumptions, warnings
 from service.assistant.handlers.base import Context, Draft
+from service.assistant.handlers.fit_questions import fit_question
 from service.assistant.handlers.knowledge import faq
 from service.assistant.messages import say
 from service.contract import BulletsBlock, Clarification, LeadBlock, NoticeBlock
@@ -28,8 +29,6 @@ def claim_check(ctx: Context) -> Draft:
         if kind is not None:
             ctx = joined
     if kind is None:
-        from service.assistant.handlers.consulting import fit_question  # the wrapper imports this module
-
         # "can a 4090 fine-tune Llama 3 8B?" reads like a claim but asks whether it fits: answer that.
         return fit_question(ctx) or _from_knowledge(ctx)
     finding = claim_checks.check(kind, ctx)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from service.assistant.compose import extract, sizing
-from service.assistant.compose.fmt import big, duration, link_name, memory_bandwidth, money, num
+from service.assistant.compose.fmt import big, duration, link_name, memory_bandwidth, model_label, money, num
 from service.assistant.handlers import card_capacity
 from service.assistant.handlers.base import Context, Draft, model_ref
 from service.assistant.messages import say
@@ -195,7 +195,7 @@ def _verdict(ctx: Context, ids: list[str], fits: dict[str, bool], draft: Draft) 
         blocks.append(NoticeBlock(kind="assumption", text=say("compare.reference_serving", lang)))
     elif not serving and not (s.tokens or s.samples):
         # The reference job's own inputs (the training-time calls'), so the note's numbers are the tools'.
-        model = ctx.catalog.models[s.model].name if s.model in ctx.catalog.models else f"{num(s.params_b or REFERENCE_JOB['params_b'])}B"
+        model = model_label(ctx.catalog, s.model, s.params_b or REFERENCE_JOB['params_b'])
         key = "compare.reference_tokens" if (s.model or s.params_b) else "compare.reference_training"
         blocks.append(NoticeBlock(kind="assumption", text=say(key, lang, model=model, tokens=big(REFERENCE_JOB["tokens"], lang),
                                                               gpus=s.gpus or REFERENCE_GPUS)))

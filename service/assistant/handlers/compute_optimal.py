@@ -10,16 +10,22 @@ from __future__ import annotations
 
 from service.assistant import consult
 from service.assistant.compose.fmt import big, duration, money, num, pct
-from service.assistant.handlers.base import Context, Draft, model_params
+from service.assistant.handlers.base import Context, Draft, model_params, model_ref
 from service.assistant.handlers.rental import period_days
 from service.assistant.handlers.workload import sizing_answer
 from service.sizing.cost import cheapest_instance
 from service.assistant.messages import say
 from service.contract import LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
+from service.sizing.compute_optimal import CHINCHILLA
+from service.sizing.work import Ledger, sig
 
 DEFAULT_GPU = "h100-sxm"
 SPANS_DAYS = (7, 30, 90)
 GPU_HOURS_SPAN = 90 * 24  # no time given: the compute-optimal model for a week, a month and a quarter
+DATA_ASKS = ("model_size", "budget_tokens")  # "how many tokens should an 8B see", "13B 按 chinchilla 要多少 token"
+REFERENCE_GPUS = 8  # GPU-hours of the compute-optimal run, on one 8-GPU node of the default card (they barely change with the count)
+# A published run counts as over-trained, and is worth naming next to the compute-optimal figure, at 5x the Chinchilla ratio or more.
+OVERTRAINED_RATIO = 5 * consult.TOKENS_PER_PARAM
 
 
 def _budget(ctx: Context) -> tuple[int, float, str | None] | None:
@@ -190,7 +196,10 @@ def _by_duration(ctx: Context) -> Draft | None:
 def compute_optimal_run(ctx: Context) -> Draft | None:
     """"13B by Chinchilla, how long on 256 A100s?": the model is given, so the compute-optimal quantity is its data
     (~20 tokens per parameter), and the question is that run's time on the cluster named: the training-time answer
-    with the tokens stated as the assumption."""
+    with the tokens stated as the assumption. With no cluster at all, the answer is the data itself (compute_optimal_data)."""
+    data = compute_optimal_data(ctx)
+    if data is not None:
+        return data
     s = ctx.slots
     if ctx.understanding.ask != "model_size" or not (s.model or s.params_b) or s.tokens or s.samples or not (s.gpus or s.nodes):
         return None
@@ -207,3 +216,73 @@ def compute_optimal_run(ctx: Context) -> Draft | None:
         at = 1 if draft.blocks and draft.blocks[0].type == "lead" else 0
         draft.blocks.insert(at, NoticeBlock(kind="assumption", text=say("consult.chinchilla", ctx.lang, tokens=big(tokens, ctx.lang), model=name)))
     return draft
+
+
+def compute_optimal_data(ctx: Context) -> Draft | None:
+    """"How many tokens should I pre-train an 8B on?", "70B 按 Chinchilla 该喂多少数据": a model, no cluster, no data size.
+
+    The compute-optimal quantity of a given model is its data: ~20 tokens per parameter (Hoffmann et al. 2022). The
+    answer leads with that number, shows it and the run's compute (training-compute) and GPU-hours on the default card
+    (training-time), then says what practitioners do instead: small models are trained far past it to serve cheaper,
+    with a published run from the catalog, and its source, as the example."""
+    s = ctx.slots
+    if ctx.understanding.ask not in DATA_ASKS or not (s.model or s.params_b):
+        return None
+    if s.tokens or s.samples or s.gpus or s.nodes or s.gpu_hours or s.budget or s.deadline_hours:
+        return None  # a cluster, a budget or a deadline: the compute-optimal run on it, or the budget's model (above)
+    if s.task in ("fine-tune", "inference") or s.method in ("lora", "qlora"):
+        return None  # fine-tuning data is not a Chinchilla question
+    params = model_params(ctx)
+    if params is None:
+        return None
+    lang = ctx.lang
+    tokens = consult.compute_optimal_tokens(params)
+    ledger = Ledger()
+    ledger.given("params", params)
+    ratio = ledger.default("tokens_per_param", consult.TOKENS_PER_PARAM, "tokens", "Chinchilla: ~20 tokens per parameter")
+    ledger.step("tokens", "tokens_per_param · params", tokens, "tokens")
+    ledger.cite(CHINCHILLA.title, CHINCHILLA.url)
+    ctx.record("compute-optimal-data", {"params": params, "tokens_per_param": ratio}, {"tokens": tokens})
+    compute, _ = ctx.try_run("training-compute", {**model_ref(ctx), "tokens": tokens})
+    if compute is None:
+        return None
+    name = ctx.catalog.models[s.model].name if s.model in ctx.catalog.models else say("compute_optimal_data.unnamed", lang, size=big(params, lang))
+    gpu_id = s.gpu or DEFAULT_GPU
+    blocks: list = [
+        LeadBlock(text=say("compute_optimal_data.lead", lang, tokens=big(tokens, lang), model=name, ratio=num(ratio), params=big(params, lang))),
+        ParagraphBlock(text=say("compute_optimal_data.why", lang, ratio=num(ratio), tokens=big(tokens, lang), params=big(params, lang),
+                                flops=f"{compute.flops_6nd:.3g}")),
+    ]
+    works = [("compute-optimal-data", ledger.work()), (compute.tool, compute.work)]
+    timing, _ = ctx.try_run("training-time", {**model_ref(ctx), "tokens": tokens, "gpu": gpu_id, "gpus": REFERENCE_GPUS, "precision": s.precision})
+    if timing is not None:
+        blocks.append(ParagraphBlock(text=say("compute_optimal_data.gpu_hours", lang, gpu=ctx.catalog.gpus[timing.gpu].name,
+                                              gpu_hours=big(timing.gpu_hours.typical, lang), mfu=pct(timing.mfu.typical))))
+        works.append((timing.tool, timing.work))
+    blocks.append(ParagraphBlock(text=_overtrained_note(ctx, params)))
+    return Draft(
+        blocks=blocks,
+        hits=ctx.retrieve(say("compute_optimal_data.query", lang), k=2),
+        works=works,
+        follow_ups=[say("compute_optimal_data.follow_time", lang), say("compute_optimal_data.follow_budget", lang)],
+    )
+
+
+def _overtrained_note(ctx: Context, params: float) -> str:
+    """Current small models are trained far past 20 tokens per parameter: a published run from the catalog, with its
+    source, when one of about this size was (the model asked about first); otherwise the same point without a figure."""
+    lang, catalog = ctx.lang, ctx.catalog
+    runs = {k: m for k, m in catalog.models.items() if m.pretraining_tokens and m.pretraining_tokens / (m.params_b * 1e9) >= OVERTRAINED_RATIO}
+    pick = ctx.slots.model if ctx.slots.model in runs else None
+    if pick is None:
+        near = [k for k, m in runs.items() if 0.5 <= m.params_b * 1e9 / params <= 2]
+        pick = min(near, key=lambda k: abs(runs[k].params_b * 1e9 - params), default=None)
+    if pick is None:
+        return say("compute_optimal_data.overtrained", lang)
+    model = runs[pick]
+    per_param = sig(model.pretraining_tokens / (model.params_b * 1e9), 3)
+    source = next((src for src in model.sources if "config" not in src.title.lower()), model.sources[0])
+    ctx.record("published-pretraining-tokens", {"model": pick}, {"tokens": model.pretraining_tokens, "params_b": model.params_b,
+                                                                  "tokens_per_param": per_param, "source": source.title, "url": source.url})
+    return say("compute_optimal_data.overtrained_example", lang, model=model.name, tokens=big(model.pretraining_tokens, lang),
+               per_param=num(per_param), source=source.title, url=source.url)

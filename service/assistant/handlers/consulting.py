@@ -3,7 +3,7 @@
 `consulted(handler)` wraps the sizing and recommendation handlers:
 - a fit question ("can a 4090 fine-tune Llama 3 8B", "70B 推理一张 H100 放得下吗") evaluates
   every method (full, LoRA, QLoRA) or weight format (16-bit, FP8, INT8, INT4) and leads with
-  the one that fits;
+  the one that fits (fit_questions.py);
 - pre-training with no token count assumes compute-optimal data (Chinchilla) and, with no
   deadline and no cluster size, shows cluster sizes against time;
 - budget words steer to PEFT on one card; a user count becomes a concurrency assumption and
@@ -15,13 +15,11 @@ each assumption is stated in a notice after the lead.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from service.assistant import consult
-from service.assistant.compose import fit
-from service.assistant.compose.fmt import big, duration, gib, num, pct
-from service.assistant.handlers.latency_target import concurrency_lead
+from service.assistant.compose.fmt import big, duration, model_label, num, pct
+from service.assistant.handlers.fit_questions import fit_question
 from service.assistant.handlers.rl_post_training import rl_setup
 from service.assistant.handlers.base import Context, Draft, model_params, model_ref
 from service.assistant import claim_checks, followup
@@ -29,8 +27,11 @@ from service.assistant.handlers import archetypes, expert_sizing, measured_speed
 from service.assistant.handlers.compute_optimal import compute_optimal_answer, compute_optimal_run
 from service.assistant.handlers.purchase import purchase_answer
 from service.assistant.handlers.rental import rental_answer
+from service.assistant.handlers.serving_notes import gqa_notes, weights_size_note
+from service.assistant.handlers.serve_after_tuning import serve_after_tuning
 from service.assistant.handlers.claims import claim_check
-from service.assistant.handlers.workload import recommend, sizing_answer
+from service.assistant.handlers.recommendation import recommend
+from service.assistant.handlers.workload import sizing_answer
 from service.assistant.messages import say
 from service.errors import InputError
 from service.contract import LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
@@ -38,7 +39,6 @@ from service.contract import LeadBlock, NoticeBlock, ParagraphBlock, TableBlock,
 DEFAULT_GPU = "h100-sxm"
 STEP_DOWN = {"full": "lora", "lora": "qlora"}  # the cheaper method, one step at a time
 ASK_NEEDS = {"deadline": "deadline_hours"}  # sizing asks that cannot be answered without this slot
-FIT_WORDS = {"fits": ("fits", "放得下"), "tight": ("fits, tightly", "勉强放得下"), "does_not_fit": ("does not fit", "放不下")}
 
 
 def consulted(handler: Callable[[Context], Draft]) -> Callable[[Context], Draft]:
@@ -123,7 +123,7 @@ def consulted(handler: Callable[[Context], Draft]) -> Callable[[Context], Draft]
             rest = [ParagraphBlock(text=lead.text), *draft.blocks[1:]] if lead.type == "lead" else draft.blocks
             draft.blocks = [*states, *rest]
         serving_load.finish_plan(ctx, draft)  # a request rate: copies of the plan; a serving plan: quantisation on its card
-        archetypes.serve_after_tuning(ctx, draft)  # "fine-tune and serve an 8B": the serving half follows the training plan
+        serve_after_tuning(ctx, draft)  # "fine-tune and serve an 8B": the serving half follows the training plan
         rl_setup(ctx, draft)  # GRPO, PPO, DPO: the reference, rollout engine and critic beside the policy's plan
         return draft
 
@@ -155,16 +155,12 @@ def _is(name: str, text: str) -> bool:
 
 def _model_name(ctx: Context) -> str:
     s = ctx.slots
-    return ctx.catalog.models[s.model].name if s.model in ctx.catalog.models else f"{num(s.params_b or 0)}B"
+    return model_label(ctx.catalog, s.model, s.params_b or 0)
 
 
 def _set_slots(ctx: Context, **values) -> None:
     slots = ctx.slots.model_copy(update=values)
     ctx.understanding = ctx.understanding.model_copy(update={"slots": slots})
-
-
-# -- fit questions ----------------------------------------------------------------
-BARE_FIT = re.compile(r"\b(?:will|would|does|do|can)\b.{0,60}\bfit\b|放得下|装得下|塞得下", re.I)
 
 
 def _concurrency_from_users(ctx: Context) -> list:
@@ -182,117 +178,6 @@ def _concurrency_from_users(ctx: Context) -> list:
     return [NoticeBlock(kind="assumption", text=say("consult.users_concurrent", lang, concurrency=f"{concurrency:,}") if concurrent else
                         say("consult.users", lang, concurrency=concurrency, share=pct(share), users=f"{users:,}"))]
 
-
-def fit_question(ctx: Context) -> Draft | None:
-    s, text, lang = ctx.slots, ctx.text, ctx.lang
-    if not (s.gpu and (s.model or s.params_b) and _is("fit", text)) or s.tokens or s.deadline_hours:
-        return None
-    serving = s.task == "inference" or (s.task is None and (_is("serving", text) or bool(s.weights)))  # INT4/FP8 weights: serving
-    # "will Qwen 72B in bf16 fit on one H100?": with no training word, fitting the weights means running the model.
-    # "will 405B fit on one 8x H100 node?": with no training word, a model that fits is a model that runs
-    serving = serving or (s.task is None and not s.method and (_is("loads_model", text) or bool(BARE_FIT.search(text))) and not _is("training_words", text))
-    if s.weights and serving:
-        return None  # a weight format was chosen: the literal answer is the right one
-    if s.method and serving:
-        return None
-    gpus = s.gpus or 1
-    options = consult.fit_options(ctx, model_ref(ctx), gpu=s.gpu, gpus=gpus, serving=serving, concurrency=s.concurrency or 1,
-                                  context_len=s.context_len)
-    if not options:
-        return None
-    best = consult.best_fit(options)
-    gpu = ctx.catalog.gpus[s.gpu]
-    have = gpu.memory_gb * 1e9 / 2**30
-
-    def need(option: consult.FitOption) -> float:
-        r = option.result
-        return r.per_gpu_total_gib if serving else r.per_gpu.total_gib
-
-    label = {o.option: say(f"consult.method.{o.option}", lang) for o in options}
-    asked = next((o for o in options if o.option == s.method), None) if s.method else None
-    if s.method and (asked is None or asked.fit != "does_not_fit"):
-        return None  # the method asked for fits (or could not be computed): the literal answer says so
-    if asked is not None:
-        # "4090 能全参微调 7B 吗": answer the method asked about first, then what does fit.
-        lead = say("consult.fit_asked_no", lang, option=label[asked.option], need=num(need(asked)), gpu=gpu.name, gb=num(gpu.memory_gb), have=num(have))
-        if best is not None:
-            lead += " " + say("consult.fit_instead", lang, option=label[best.option], need=num(need(best)))
-    elif best is None:
-        lead = say("fit_advice.no_prefix", lang) + " " + say("consult.fit_none", lang, gpus=gpus, gpu=gpu.name, option=label[options[-1].option],
-                                                             need=num(need(options[-1])), gb=num(gpu.memory_gb), have=num(have))
-    elif best.fit == "tight":
-        lead = say("fit_advice.fit_tight", lang, option=label[best.option], need=num(need(best)), gpu=gpu.name, gb=num(gpu.memory_gb), have=num(have))
-    else:
-        lead = say("consult.fit_yes", lang, option=label[best.option], need=num(need(best)), gpu=gpu.name, gb=num(gpu.memory_gb), have=num(have))
-        if best is not options[0]:
-            lead += " " + say("consult.fit_not_first", lang, first=label[options[0].option], first_need=num(need(options[0])), option=label[best.option])
-    columns = [TableColumn(key="option", label=say("consult.fit_table_option", lang)),
-               TableColumn(key="memory", label=say("consult.fit_table_memory", lang), unit="GiB", align="right"),
-               TableColumn(key="fit", label=say("consult.fit_table_fit", lang))]
-    rows = [[TableCell(text=label[o.option]), TableCell(text=gib(need(o)), value=need(o)),
-             TableCell(text=FIT_WORDS[o.fit][1 if lang == "zh" else 0])] for o in options]
-    blocks = [LeadBlock(text=lead), TableBlock(columns=columns, rows=rows), _where_memory_goes(ctx, options[0], label, serving, gpus)]
-    ceiling = concurrency_lead(ctx, best.result) if serving and best is not None else []
-    if ceiling:
-        blocks[0:1] = [LeadBlock(text=ceiling[0].text), ParagraphBlock(text=lead)]  # "能同时跑几条?": the count leads
-    elif serving and best is not None and best.result.max_concurrency is not None:
-        blocks.insert(1, _kv_room(ctx, best, label[best.option]))
-    if s.card_memory_gb:
-        # "24G显存的卡": the catalog card of that size stood in; memory is what decides the fit.
-        blocks.insert(1, NoticeBlock(kind="assumption", text=say("consult.stand_in", lang, gb=s.card_memory_gb, gpu=gpu.name)))
-    focus = asked or best or options[-1]
-    if not serving:
-        blocks.append(fit.breakdown(ctx, focus.result, label[focus.option]))
-        if gpus > 1 and gpu.scale_up is None and focus.option == "full":
-            # the note agrees with the lead: "it fits, but PCIe sets the pace", or "and even sharded, PCIe would"
-            key = "consult.fit_pcie_training_no" if focus.fit == "does_not_fit" else "consult.fit_pcie_training"
-            ctx.record("catalog-lookup", {"gpu": gpu.id}, {"pcie_gen": gpu.pcie_gen, "pcie_gbps_per_direction": gpu.pcie_gbps_per_direction})
-            blocks.append(ParagraphBlock(text=say(key, lang, gpu=gpu.name, gpus=gpus, pcie=gpu.pcie_gen, bw=num(gpu.pcie_gbps_per_direction))))
-    if best is None or best.fit == "tight":
-        # The ladder of fixes, and the smallest card on which the cheapest option fits.
-        cheapest = options[-1]
-        tool = "inference" if serving else "training-memory"
-        payload = ({**model_ref(ctx), "gpus": gpus, "weights": cheapest.option, "concurrency": s.concurrency or 1, "context_len": s.context_len} if serving
-                   else {**model_ref(ctx), "task": "fine-tune", "method": cheapest.option, "gpus": gpus, **({"sharding": "zero3"} if gpus > 1 else {})})
-        blocks += fit.remedies(ctx, (best or cheapest).result, tool, payload)
-    if serving:
-        blocks += _gqa(ctx) + [ParagraphBlock(text=say("consult.serving_stack", lang))]
-    chosen = best or options[-1]
-    topics = ["inference"] if serving else ["peft", "memory"]
-    return Draft(blocks=blocks, hits=ctx.retrieve(k=2, topics=topics), works=[(chosen.result.tool, chosen.result.work)],
-                 follow_ups=[say("consulting.follow_recommend", ctx.lang),
-                             say("consulting.follow_fine_tune_time", ctx.lang) if not serving else say("consulting.follow_users", ctx.lang)])
-
-
-TIGHT_SEQUENCES = 4  # fewer concurrent sequences than this at the planned context is a tight fit for serving
-
-
-def _kv_room(ctx: Context, best: consult.FitOption, option: str) -> ParagraphBlock:
-    """What a model that loads can serve: the sequences the memory left after the weights holds (the inference tool's count)."""
-    r = best.result
-    n = r.max_concurrency or 0
-    key = "consult.fit_kv_none" if n == 0 else "consult.fit_kv_tight" if n < TIGHT_SEQUENCES else "consult.fit_kv_room"
-    return ParagraphBlock(text=say(key, ctx.lang, option=option, n=f"{n:,}", context=f"{r.context_len:,}", kv=num(r.kv_per_sequence_gib)))
-
-
-def _where_memory_goes(ctx: Context, first: consult.FitOption, label: dict, serving: bool, gpus: int) -> ParagraphBlock:
-    """The most demanding option's memory in totals (GiB and GB), so the reader can check it against the cards."""
-    gpu = ctx.catalog.gpus[ctx.slots.gpu]
-    total = gpus * gpu.memory_gb * 1e9 / 2**30
-    ctx.record("catalog-lookup", {"gpu": gpu.id, "gpus": gpus}, {"total_memory_gb": gpus * gpu.memory_gb, "total_memory_gib": total})
-    common = {"option": label[first.option], "total": num(total), "total_gb": num(gpus * gpu.memory_gb), "gpus": gpus, "gpu": gpu.name}
-    if serving:
-        weights = first.result.weights_gib
-        ctx.record("unit-conversion", {"weights_gib": weights}, {"weights_gb": weights * 2**30 / 1e9})
-        return ParagraphBlock(text=say("consult.fit_weights_serving", ctx.lang, weights=num(weights), weights_gb=num(weights * 2**30 / 1e9), **common))
-    states = first.result.model_states_total_gib
-    r = first.result
-    per_gpu = r.per_gpu.weights_gib + r.per_gpu.gradients_gib + r.per_gpu.optimizer_gib
-    ctx.record("unit-conversion", {"model_states_gib": states, "gpus": gpus, "bytes_per_param": r.bytes_per_param},
-               {"model_states_gb": states * 2**30 / 1e9, "model_states_per_gpu_gib": per_gpu})
-    key = "consult.fit_states_training" if gpus > 1 else "consult.fit_states_training_one"
-    return ParagraphBlock(text=say(key, ctx.lang, states=num(states), states_gb=num(states * 2**30 / 1e9),
-                                   bpp=num(r.bytes_per_param), params_b=num(r.params_b), per_gpu=num(per_gpu), **common))
 
 
 # -- serving more users than one node holds ------------------------------------------------
@@ -407,32 +292,8 @@ def _steer(ctx: Context) -> list:
         # A hobby or POC deployment: 4-bit weights are what makes a 7B–13B model fit a cheap card.
         notes.append(NoticeBlock(kind="info", text=say("consult.budget_serving", lang)))
     if serving and params:
-        notes.append(_weights_size(ctx, params))
+        notes.append(weights_size_note(ctx, params))
     if serving and (s.model or s.params_b):
-        notes += _gqa(ctx)
+        notes += gqa_notes(ctx)
         notes.append(ParagraphBlock(text=say("consult.serving_stack", lang)))
     return notes
-
-
-WEIGHT_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
-
-
-def _weights_size(ctx: Context, params: float) -> ParagraphBlock:
-    """The first number anyone checks in a serving plan: how big the weights are at the chosen precision."""
-    fmt = ctx.slots.weights or "bf16"
-    size = params * WEIGHT_BYTES.get(fmt, 2.0)
-    ctx.record("weights-size", {"params": params, "weights": fmt, "bytes_per_param": WEIGHT_BYTES.get(fmt, 2.0)},
-               {"weights_gb": size / 1e9, "weights_gib": size / 2**30})
-    return ParagraphBlock(text=say("consult.weights_size", ctx.lang, fmt=say(f"consult.method.{fmt}", ctx.lang), gb=num(size / 1e9),
-                                   gib=num(size / 2**30)))
-
-
-def _gqa(ctx: Context) -> list:
-    model = ctx.catalog.models.get(ctx.slots.model or "")
-    if model is None or model.kv_heads >= model.attention_heads:
-        return []
-    ctx.record("catalog-lookup", {"model": model.id}, {"kv_heads": model.kv_heads, "attention_heads": model.attention_heads,
-                                                       "kv_reduction": model.attention_heads / model.kv_heads})
-    return [ParagraphBlock(text=say("consult.gqa", ctx.lang, model=model.name, kv_heads=model.kv_heads, heads=model.attention_heads,
-                                    ratio=num(model.attention_heads / model.kv_heads)))]
-

@@ -18,8 +18,9 @@ def computed(ctx: Context, signature: str) -> list[Block]:
     return handler(ctx) if handler else []
 
 
-# "79.15 GiB total capacity" in a CUDA OOM message: the card's memory, when the question names no GPU.
-CAPACITY = re.compile(r"([\d.]+)\s*GiB total capacity", re.I)
+# "79.15 GiB total capacity" (older PyTorch) or "has a total capacity of 23.65 GiB" (newer) in a CUDA OOM message:
+# the card's memory, when the question names no GPU.
+CAPACITY = re.compile(r"([\d.]+)\s*GiB total capacity|total capacity of\s*([\d.]+)\s*GiB", re.I)
 # "batch 4", "micro-batch=2", "bs 8": the micro-batch of the run that ran out of memory (the slots hold no training batch).
 MICRO_BATCH = re.compile(r"(?<![a-z])(?:micro[\s_-]*)?(?:batch(?:[\s_-]*size)?|bs)\s*(?:=|:|of|是|为)?\s*(\d{1,4})(?![\d.kKmMbB])", re.I)
 # vLLM's start-up error quotes the longest sequence it was asked to allow and the tokens its KV cache holds.
@@ -35,7 +36,7 @@ def _oom_memory(ctx: Context) -> list[Block]:
     gpu = s.gpu
     capacity = CAPACITY.search(ctx.text)
     if gpu is None and capacity:
-        have = float(capacity.group(1)) * 2**30 / 1e9
+        have = float(capacity.group(1) or capacity.group(2)) * 2**30 / 1e9
         fitting = sorted((g for g in ctx.catalog.gpus.values() if abs(g.memory_gb - have) <= 0.1 * g.memory_gb), key=lambda g: abs(g.memory_gb - have))
         gpu = fitting[0].id if fitting else None
     if gpu is None:

@@ -17,7 +17,7 @@ from service.assistant.handlers import diagnosis_tools
 from service.assistant.handlers.base import Context, Draft
 from service.assistant.handlers.knowledge import faq, passages
 from service.assistant.messages import say
-from service.contract import Block, ChecklistBlock, ChecklistStep, LeadBlock
+from service.contract import Block, ChecklistBlock, ChecklistStep, LeadBlock, ParagraphBlock
 
 SIGNATURES_FILE = Path(__file__).resolve().parents[1] / "diagnostic_signatures.yaml"
 MAX_NAMED = 2  # signatures named in the lead; the first leads the search
@@ -88,6 +88,7 @@ class Signature:
     topics: tuple[str, ...]
     commands: tuple[str, ...]
     covered_by: tuple[str, ...] = ()  # skipped when one of these matched: the more specific reading already names it
+    explain: str | None = None  # message key: what the signature means and what to run, said before the quoted passages
 
 
 @cache
@@ -95,7 +96,7 @@ def signatures() -> tuple[Signature, ...]:
     raw = yaml.safe_load(SIGNATURES_FILE.read_text(encoding="utf-8"))
     return tuple(
         Signature(name, re.compile(spec["pattern"], re.IGNORECASE), dict(spec["label"]), dict(spec["query"]), tuple(spec.get("topics") or ()),
-                  tuple(spec.get("commands") or ()), tuple(spec.get("covered_by") or ()))
+                  tuple(spec.get("commands") or ()), tuple(spec.get("covered_by") or ()), spec.get("explain"))
         for name, spec in raw.items()
     )
 
@@ -106,7 +107,7 @@ def recognise(text: str) -> list[tuple[Signature, str]]:
     for signature in signatures():
         m = signature.pattern.search(text)
         if m and not any(s.name in signature.covered_by for s, _ in found):
-            found.append((signature, (m.group(1) if m.groups() and m.group(1) else m.group(0)).strip()))
+            found.append((signature, next((g for g in m.groups() if g), m.group(0)).strip()))  # the code, from whichever alternative matched
     return found
 
 
@@ -148,7 +149,10 @@ def _signature(ctx: Context, found: list[tuple[Signature, str]]) -> Draft:
     suffix = "_computed" if computed else ""
     lead = say(f"diagnose.recognised{suffix}", lang, what=labels[0]) if len(labels) == 1 else say(
         f"diagnose.recognised_two{suffix}", lang, first=labels[0], second=labels[1])
-    blocks: list[Block] = [LeadBlock(text=lead), *computed]
+    # What the signature means, from the catalog, before the tool's figures: an OOM is diagnosed before it is sized.
+    explain = next((sig.explain for sig, _ in found if sig.explain), None)  # throttling names no cause; a hot node's does
+    explained = [ParagraphBlock(text=say(explain, lang))] if explain else []
+    blocks: list[Block] = [LeadBlock(text=lead), *explained, *computed]
     cited: list = []
     if hits:
         found_blocks, cited = passages(ctx, f"{ctx.text} {first.query[lang]}", hits, skip=extract.INJECTION.search)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from service.assistant import consult, cues
-from service.assistant.compose.fmt import gib, money, num
+from service.assistant.compose.fmt import gib, model_label, money, num
 from service.assistant.handlers.base import Context, Draft
 from service.assistant.messages import say
 from service.contract import LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
@@ -98,7 +98,7 @@ def purchase_answer(ctx: Context, *, for_person: bool = False) -> Draft | None:
                              "total": o[3] * o[4] * (DEFAULT_FX_CNY_PER_USD if currency == "CNY" else 1), "method": o[5],
                              "dense_tflops_total": -o[1], "per_gpu_gib": o[6].per_gpu.total_gib} for o in options[:MAX_ROWS]]})
     label = {m: say(f"consult.method.{m}", lang) for m in METHODS}
-    model = ctx.catalog.models[s.model].name if s.model in ctx.catalog.models else f"{num(s.params_b or assumed or 0)}B"
+    model = model_label(ctx.catalog, s.model, s.params_b or assumed or 0)
     lead = say("purchase.lead", lang, gpus=count, gpu=gpu.name, memory=num(gpu.memory_gb), cost=money(cost, currency),
                budget=money(s.budget, currency), method=label[method], model=model, need=num(result.per_gpu.total_gib))
     columns = [TableColumn(key="option", label=say("purchase.col_option", lang)),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from service.assistant import consult
-from service.assistant.compose.fmt import num
+from service.assistant.compose.fmt import model_label, num
 from service.assistant.handlers.base import Context, Draft, model_ref
 from service.assistant.messages import say
 from service.contract import LeadBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
@@ -63,7 +63,7 @@ def answer(ctx: Context) -> Draft | None:
     quality = [f for f in found if f[0] != "int4"] or found
     fmt, count, best = min(quality, key=lambda f: f[1])
     gpu = ctx.catalog.gpus[gpu_id]
-    name = ctx.catalog.models[best.model].name if best.model in ctx.catalog.models else f"{num(best.params_b)}B"
+    name = model_label(ctx.catalog, best.model, best.params_b)
     nodes = -(-count // NODE_GPUS)
     lead = say(
         "serving_count.lead",

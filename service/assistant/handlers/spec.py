@@ -27,6 +27,9 @@ NODE_GPUS = 8
 # Words that ask about the PCIe link itself, not about the PCIe variant of a card.
 PCIE_LINK = re.compile(r"gen\s*\d|bandwidth|带宽|lanes?|速度|速率|speed|x16|link", re.I)
 DGX_H100_MAX_KW = 10.2  # the datasheet's maximum system power, the basis of the break-even tool's server factor
+DGX_H100_GPU = "h100-sxm"  # the datasheet's eight GPUs, whose TDP the catalog holds
+# "8 张", "eight cards", "8x", "8 GPUs": a per-server count may sit apart from the card's name ("4090 一张卡多少瓦？想塞 8 张").
+CARD_COUNT = re.compile(r"(\d{1,2})\s*(?:张|块|卡|x\b|×|cards?\b|gpus?\b)", re.I)
 
 
 def spec(ctx: Context) -> Draft:
@@ -110,12 +113,15 @@ def _node_power(ctx: Context, gpu_id: str) -> ParagraphBlock | None:
     gpu = ctx.catalog.gpus[gpu_id]
     defaults = BreakEvenRequest.model_fields
     factor, pue = defaults["system_power_factor"].default, defaults["pue"].default
-    gpus = ctx.slots.gpus if ctx.slots.gpus and ctx.slots.gpus <= 16 else NODE_GPUS
+    # The largest per-server count written out; else the slots' count (which reads "一台" as one 8-GPU node).
+    stated = [n for n in (int(m.group(1)) for m in CARD_COUNT.finditer(ctx.text)) if 0 < n <= 16]
+    gpus = max(stated) if stated else ctx.slots.gpus if ctx.slots.gpus and ctx.slots.gpus <= 16 else NODE_GPUS
+    reference_tdp = ctx.catalog.gpus[DGX_H100_GPU].tdp_w
     gpu_kw = gpus * gpu.tdp_w / 1000
     server_kw = gpu_kw * factor
     ctx.record("server-power", {"gpus": gpus, "tdp_w": gpu.tdp_w, "system_power_factor": factor, "pue": pue, "source": DGX_H100.url,
-                                    "datasheet_max_kw": DGX_H100_MAX_KW},
+                                    "datasheet_max_kw": DGX_H100_MAX_KW, "datasheet_gpus": NODE_GPUS, "datasheet_gpu_tdp_w": reference_tdp},
                {"gpu_kw": gpu_kw, "server_kw": server_kw, "facility_kw": server_kw * pue})
     return ParagraphBlock(text=say("spec.node_power", ctx.lang, gpus=gpus, gpu=gpu.name, tdp=num(gpu.tdp_w), gpu_kw=num(gpu_kw),
                                    factor=num(factor), server_kw=num(server_kw), pue=num(pue), facility_kw=num(server_kw * pue),
-                                   source=f"[{DGX_H100.title.split(' (')[0]}]({DGX_H100.url})", max_kw=num(DGX_H100_MAX_KW)))
+                                   source=f"[{DGX_H100.title.split(' (')[0]}]({DGX_H100.url})", max_kw=num(DGX_H100_MAX_KW), ref_gpus=NODE_GPUS, ref_tdp=num(reference_tdp)))

@@ -7,6 +7,8 @@ Each row is the recommend tool run with that tier's constraint, so every figure 
   (LoRA on one node when full fine-tuning needs more);
 - production: full fine-tuning on a whole node of the production tier's first GPU (H100 SXM), or more when the
   memory or a deadline needs it: throughput and headroom for repeated runs rather than the lowest bill.
+With no model named, the ladder is built for the asker's typical workload (archetypes.ladder_model: the usual 8B
+model, fine-tuned), and the first sentence says so.
 Pre-training has no single-card tier (its ladder is cluster size against time: consulting.pretrain_cluster_table),
 and serving tiers are sized by the serving plans, so both fall through to the other handlers.
 """
@@ -16,10 +18,11 @@ from __future__ import annotations
 from typing import Any
 
 from service.assistant import consult
-from service.assistant.compose.fmt import duration, gib, money, pick
+from service.assistant.compose.fmt import big, duration, gib, money, pick
 from service.assistant.compose.sizing import model_name
+from service.assistant.handlers import archetypes
 from service.assistant.handlers.base import Context, Draft
-from service.assistant.handlers.workload import recommend_payload, task_of
+from service.assistant.handlers.recommendation import recommend_payload, task_of
 from service.assistant.messages import say
 from service.contract import LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
 
@@ -35,8 +38,16 @@ def answer(ctx: Context) -> Draft | None:
     s = ctx.slots
     # A follow-up to a ladder ("and with 1B tokens?") keeps the ladder: its context is the question that asked for it.
     asked = asks_for_tiers(ctx.text) or asks_for_tiers(ctx.understanding.context or "")
-    if not asked or not (s.model or s.params_b) or s.gpu or s.gpus or s.weights:
+    if not asked or s.gpu or s.gpus or s.weights:
         return None  # a card or a count named is a question about that deployment, not the ladder
+    assumed = None
+    if not (s.model or s.params_b):
+        # "入门/进阶/生产三档", no model: not "which model?" but the asker's typical workload, said in the first sentence
+        assumed = archetypes.ladder_model(ctx)
+        if assumed is None:
+            return None
+        ctx.understanding = ctx.understanding.model_copy(update={"slots": s.model_copy(update={"model": assumed, "task": s.task or "fine-tune"})})
+        s = ctx.slots
     task, note = task_of(ctx)
     if task != "fine-tune":
         return None
@@ -59,7 +70,12 @@ def answer(ctx: Context) -> Draft | None:
     table_rows = [_cells(tier, result, lang, currency, timed) for tier, result in rows]
     summary = pick(lang, "; ", "；").join(say("ladder.lead_part", lang, tier=say(f"ladder.tier.{tier}", lang), config=_config(r, lang),
                                                 method=_method(r.method, lang)) for tier, r in rows)
-    blocks: list = [LeadBlock(text=say("ladder.lead", lang, model=model_name(ctx.catalog, rows[0][1].model), summary=summary))]
+    name = model_name(ctx.catalog, rows[0][1].model)
+    if assumed:
+        params = big(ctx.catalog.models[assumed].params_b * 1e9, lang)
+        blocks: list = [LeadBlock(text=say("ladder_default.lead", lang, model=name, params=params, summary=summary))]
+    else:
+        blocks = [LeadBlock(text=say("ladder.lead", lang, model=name, summary=summary))]
     if note:
         blocks.append(NoticeBlock(kind="assumption", text=note))
     blocks += [TableBlock(columns=columns, rows=table_rows), NoticeBlock(kind="assumption", text=say("ladder.how_built", lang, method=_method(s.method or "full", lang),
@@ -67,11 +83,14 @@ def answer(ctx: Context) -> Draft | None:
     if not timed:
         blocks.append(NoticeBlock(kind="info", text=say("ladder.no_tokens", lang)))
     blocks.append(ParagraphBlock(text=say("ladder.choose", lang)))
+    if assumed:
+        blocks.append(ParagraphBlock(text=say("ladder_default.redo", lang, model=name)))
     works = [("recommend", r.work) for _, r in rows]
     chosen = next((r for tier, r in rows if tier == "mid"), rows[0][1])
     return Draft(blocks=blocks, hits=ctx.retrieve(k=2, topics=["tiers", "peft"]), works=works,
                  recommendation=chosen.model_dump(mode="json"),
-                 follow_ups=[say("ladder.follow_tokens", lang), say("workload.follow_half_budget", lang)])
+                 follow_ups=[*([say("ladder_default.follow_model", lang)] if assumed else []), say("ladder.follow_tokens", lang),
+                             say("workload.follow_half_budget", lang)])
 
 
 def _entry(ctx: Context, base: dict[str, Any]) -> tuple[str, Any] | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from service.assistant.compose.fmt import num, pct
+from service.assistant.compose.fmt import model_label, num, pct
 from service.assistant.handlers.base import Context, Draft, model_ref
 from service.assistant.messages import say
 from service.contract import LeadBlock, ParagraphBlock
@@ -63,7 +63,7 @@ def answer(ctx: Context) -> Draft | None:
         {"tokens_per_second_per_gpu": per_gpu, "low": low, "high": high},
     )
     gpu = ctx.catalog.gpus[result.gpu]
-    name = ctx.catalog.models[result.model].name if result.model in ctx.catalog.models else f"{num(result.params_b)}B"
+    name = model_label(ctx.catalog, result.model, result.params_b)
     values = {
         "model": name,
         "gpu": gpu.name,

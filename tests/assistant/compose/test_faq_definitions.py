@@ -138,11 +138,6 @@ def test_ddp_versus_fsdp_says_replica_against_shard(advisor, question: str) -> N
     _replica_and_shard(advisor, question)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="with sentence vectors the DDP sentence (full replica) is dropped as redundant with the FSDP one, so the zh "
-    "answer explains only FSDP's side of the difference",
-)
 @pytest.mark.parametrize("question", ["DDP 和 FSDP 有什么区别", "FSDP 和 DDP 通俗讲区别是啥"])
 def test_chinese_ddp_versus_fsdp_says_replica_against_shard(advisor, question: str) -> None:
     _replica_and_shard(advisor, question)
@@ -161,10 +156,16 @@ def test_kv_cache_definition_mentions_attention(advisor, question: str) -> None:
     _kv_lead(advisor, question)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="'serving' pulls in the memory-budget section, whose 'four parts' sentence leads; the defining sentence "
-    "of the KV cache section is not even among the points",
-)
 def test_kv_cache_definition_in_serving_words_mentions_attention(advisor) -> None:
     _kv_lead(advisor, "what is the KV cache in LLM serving")
+
+
+def test_a_side_is_explained_by_a_sentence_about_it_not_by_a_mention() -> None:
+    from service.assistant.compose.faq_kinds import explains_uncovered_side, sides_of
+
+    sides = sides_of("DDP 和 FSDP 有什么区别")
+    replica = "DDP（PyTorch DistributedDataParallel）在每张 GPU 上保留一份完整的模型副本。"
+    mention = "纯 DDP 大约到 4–5B 参数就放不下了。"
+    assert explains_uncovered_side(replica, [mention, "FSDP 则把模型状态切分到各张卡上。"], sides)
+    assert not explains_uncovered_side(mention, [], sides)
+    assert not explains_uncovered_side("**DDP** keeps a full replica.", ["DDP (data parallel) copies the model."], sides)

@@ -39,6 +39,15 @@ def test_a_servers_power_is_the_gpus_times_the_datasheet_factor(advisor) -> None
     answer = advisor.answer(ChatRequest(message="how much power does an 8x H100 server draw?"))
     power = next(c for c in answer.tool_calls if c.tool == "server-power")
     assert round(power.output["server_kw"], 1) == 10.1 and "kW" in answer.answer
+    assert answer.grounding.ungrounded == []  # the datasheet's 8 x 700 W comes from the catalog, recorded as input
+
+
+def test_a_servers_card_count_may_sit_apart_from_the_card(advisor) -> None:
+    # "one card's power? I want eight in a box": the server holds eight, not the one card the power was asked of.
+    answer = advisor.answer(ChatRequest(message="RTX 4090 单卡功耗多少瓦？打算一台机器装 6 张"))
+    power = next(c for c in answer.tool_calls if c.tool == "server-power")
+    assert power.input["gpus"] == 6 and power.output["gpu_kw"] == 2.7
+    assert answer.grounding.ungrounded == [] and "700 W" in answer.answer
 
 
 def test_a_rental_at_the_users_rate_with_no_platform(advisor) -> None:

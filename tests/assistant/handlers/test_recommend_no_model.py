@@ -8,7 +8,7 @@ import pytest
 
 from service.assistant import consult
 from service.assistant.handlers.archetypes import archetype_of
-from service.assistant.slots import _budget
+from service.assistant.slot_amounts import budget as _budget
 from service.sizing.cost import DEFAULT_FX_CNY_PER_USD
 from tests.assistant.asking import ask, lead
 
