@@ -27,3 +27,4 @@ def test_the_trace_names_the_rule(understander):
     understanding = understander.understand("the 4090 is as good as an A100 for training")
     assert understanding.intent == "claim_check"
     assert "parity_assertion" in understanding.evidence
+

@@ -22,7 +22,7 @@ import yaml
 
 from service.assistant import consult, cues
 from service.assistant.compose import extract
-from service.assistant.compose.fmt import big, duration, gib, money, num, pct
+from service.assistant.compose.fmt import big, duration, gib, model_label, money, num, pct
 from service.assistant.handlers.teaching import teaching_answer
 from service.assistant.handlers import cluster_build, embedding_jobs, media_archetypes
 from service.assistant.handlers.base import Context, Draft
@@ -189,7 +189,7 @@ def _personal(ctx: Context) -> Draft:
                                           TableColumn(key="fit", label=say("consult.fit_table_fit", lang))], rows=rows))
     prices = [say("archetype.personal_price", lang, gpu=g.name, price=money(CAPEX_PER_GPU_USD[g.id], "USD")) for g in cards.values()
               if g.id in CAPEX_PER_GPU_USD]
-    model = ctx.catalog.models[s.model].name if s.model in ctx.catalog.models else f"{num(s.params_b or PERSONAL_PARAMS_B)}B"
+    model = model_label(ctx.catalog, s.model, s.params_b or PERSONAL_PARAMS_B)
     blocks += [ParagraphBlock(text=say("archetype.personal_why", lang, memory=num(first.memory_gb), model=model)),
                BulletsBlock(items=prices), ParagraphBlock(text=say("purchase.personal", lang))]
     quoted, hits = _cited(ctx, say("archetype.personal_query", lang), ["peft", "memory"], "archetype.read_more", k=2)
@@ -244,7 +244,7 @@ def _backbone_on_node(ctx: Context, gpu) -> ParagraphBlock | None:
                                                 "sharding": "zero3", "recompute": "full"})
     if result is None:
         return None
-    model = ctx.catalog.models[s.model].name if s.model in ctx.catalog.models else f"{num(s.params_b)}B"
+    model = model_label(ctx.catalog, s.model, s.params_b)
     return ParagraphBlock(text=say("recommend_plans.vision_backbone", ctx.lang, model=model, n=NODE_GPUS, gpu=gpu.name,
                                    need=num(result.per_gpu.total_gib), have=num(result.gpu_memory_gib),
                                    fit=say(f"archetype.fit.{result.fit or 'fits'}", ctx.lang)))
@@ -296,7 +296,7 @@ def _iteration_node(ctx: Context) -> Draft:
     s, lang = ctx.slots, ctx.lang
     cards = _gpu_facts(ctx, ITERATION_CARDS)
     ref = {"model": s.model, "params_b": None if s.model else (s.params_b or ITERATION_ASSUMED_B)}
-    model = ctx.catalog.models[s.model].name if s.model in ctx.catalog.models else f"{num(ref['params_b'])}B"
+    model = model_label(ctx.catalog, s.model, ref['params_b'])
     rows, works = [], []
     for gpu in cards.values():
         result, _ = ctx.try_run("training-memory", {**ref, "task": "pretrain", "gpu": gpu.id, "gpus": 1})
@@ -343,7 +343,7 @@ def pretrain_budget(ctx: Context) -> Draft | None:
     gpu = ctx.catalog.gpus[gpu_id]
     model_ref = {"model": s.model, "params_b": None if s.model else (s.params_b or PRETRAIN_ASSUMED_B)}
     params = ctx.catalog.models[s.model].params if s.model in ctx.catalog.models else model_ref["params_b"] * 1e9
-    name = ctx.catalog.models[s.model].name if s.model in ctx.catalog.models else f"{num(params / 1e9)}B"
+    name = model_label(ctx.catalog, s.model, params / 1e9)
     tokens = consult.compute_optimal_tokens(params)
     ctx.record("compute-optimal-data", {"params": params, "tokens_per_param": consult.TOKENS_PER_PARAM}, {"tokens": tokens})
     currency = s.currency or ("CNY" if lang == "zh" else "USD")

@@ -9,7 +9,7 @@ model on those tokens on those GPUs takes about the time given).
 from __future__ import annotations
 
 from service.assistant import consult
-from service.assistant.compose.fmt import big, duration, money, num, pct
+from service.assistant.compose.fmt import big, duration, model_label, money, num, pct
 from service.assistant.handlers.base import Context, Draft, model_params, model_ref
 from service.assistant.handlers.rental import period_days
 from service.assistant.handlers.workload import sizing_answer
@@ -212,7 +212,7 @@ def compute_optimal_run(ctx: Context) -> Draft | None:
     ctx.understanding = ctx.understanding.model_copy(update={"slots": slots, "ask": "time"})
     draft = sizing_answer(ctx)
     if draft.clarification is None:
-        name = ctx.catalog.models[s.model].name if s.model in ctx.catalog.models else f"{num(params / 1e9)}B"
+        name = model_label(ctx.catalog, s.model, params / 1e9)
         at = 1 if draft.blocks and draft.blocks[0].type == "lead" else 0
         draft.blocks.insert(at, NoticeBlock(kind="assumption", text=say("consult.chinchilla", ctx.lang, tokens=big(tokens, ctx.lang), model=name)))
     return draft

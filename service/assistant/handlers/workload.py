@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from service.assistant.compose import fit, sizing
-from service.assistant.compose.fmt import duration, money, num
+from service.assistant.compose.fmt import duration, model_label, money, num
 from service.assistant.compose.work import warnings
 from service.assistant.handlers.latency_target import concurrency_lead, latency_estimate
 from service.assistant.handlers.base import Context, Draft, model_ref
@@ -179,7 +179,7 @@ def _memory_floor(ctx: Context, deadline) -> ParagraphBlock | None:
             if timing is None:
                 return None
             return ParagraphBlock(text=say("workload.deadline_memory_floor", ctx.lang, method=say(f"consult.method.{method}", ctx.lang),
-                                           model=ctx.catalog.models[s.model].name if s.model else f"{num(s.params_b)}B", states=num(one.model_states_total_gib),
+                                           model=model_label(ctx.catalog, s.model, s.params_b), states=num(one.model_states_total_gib),
                                            gpus=gpus, gpu=ctx.catalog.gpus[deadline.gpu].name, per_gpu=num(memory.per_gpu.weights_gib + memory.per_gpu.gradients_gib
                                                                                                           + memory.per_gpu.optimizer_gib),
                                            compute=num(deadline.gpus.typical), time=duration(timing.hours.typical, ctx.lang),
