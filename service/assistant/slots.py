@@ -163,7 +163,7 @@ def extract_slots(text: str, catalog: Catalog) -> Slots:
         slots["method"] = "full"
     tune = re.search(r"微调|精调|fine[\s-]*tun|finetun|\bsft\b|指令调优|instruction[\s-]*tun", lowered)
     serve = re.search(r"推理|serving|\bserve\b|inference|在线服务|上线服务|部署.{0,6}(?:服务|api)", lowered)
-    if re.search(r"预训练|pre-?train|from scratch|从头训|从零(?:开始)?训", lowered):
+    if re.search(r"预训练|pre-?train|from scratch|从头训|从零(?:开始)?训|chinchilla|计算最优|算力最优|compute[\s-]*optimal", lowered):  # Chinchilla data is pre-training data
         slots["task"] = "pretrain"
     elif tune and serve and serve.start() > tune.start() and re.search(r"完了|之后|以后|后要|then|after", lowered):
         slots["task"] = "inference"  # "微调完了要上线推理": the question is about serving

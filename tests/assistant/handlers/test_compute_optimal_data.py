@@ -56,3 +56,13 @@ def test_a_cluster_still_gets_the_timed_run(advisor) -> None:
     answer = ask(advisor, "chinchilla-optimal data for a 3B model - how long on 16 A100s?")
     assert any(c.tool == "training-time" and c.input["gpus"] == 16 for c in answer.tool_calls)
     assert not any(c.tool == "training-compute" for c in answer.tool_calls)
+
+
+def test_a_chinchilla_question_is_pre_training_so_a_cluster_follow_up_times_it(advisor) -> None:
+    # "Chinchilla" or "compute-optimal" names pre-training data: the follow-up's cluster times that data, not asks for it.
+    from tests.assistant.asking import ask
+
+    answer = ask(advisor, "Chinchilla 最优的话 13B 要多少 token", "那用 64 张 H100 要训多久")
+    assert answer.clarification is None
+    timing = next(c for c in answer.tool_calls if c.tool == "training-time")
+    assert timing.input["tokens"] == 260e9 and timing.input["gpus"] == 64
