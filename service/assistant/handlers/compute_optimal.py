@@ -196,10 +196,7 @@ def _by_duration(ctx: Context) -> Draft | None:
 def compute_optimal_run(ctx: Context) -> Draft | None:
     """"13B by Chinchilla, how long on 256 A100s?": the model is given, so the compute-optimal quantity is its data
     (~20 tokens per parameter), and the question is that run's time on the cluster named: the training-time answer
-    with the tokens stated as the assumption. With no cluster at all, the answer is the data itself (compute_optimal_data)."""
-    data = compute_optimal_data(ctx)
-    if data is not None:
-        return data
+    with the tokens stated as the assumption."""
     s = ctx.slots
     if ctx.understanding.ask != "model_size" or not (s.model or s.params_b) or s.tokens or s.samples or not (s.gpus or s.nodes):
         return None
@@ -285,4 +282,4 @@ def _overtrained_note(ctx: Context, params: float) -> str:
     ctx.record("published-pretraining-tokens", {"model": pick}, {"tokens": model.pretraining_tokens, "params_b": model.params_b,
                                                                   "tokens_per_param": per_param, "source": source.title, "url": source.url})
     return say("compute_optimal_data.overtrained_example", lang, model=model.name, tokens=big(model.pretraining_tokens, lang),
-               per_param=num(per_param), source=source.title, url=source.url)
+               per_param=num(per_param), url=source.url)

@@ -24,7 +24,7 @@ from service.assistant.handlers.rl_post_training import rl_setup
 from service.assistant.handlers.base import Context, Draft, model_params, model_ref
 from service.assistant import claim_checks, followup
 from service.assistant.handlers import archetypes, expert_sizing, measured_speed, serving_count, serving_load, slow_card, tier_ladder, training_speed
-from service.assistant.handlers.compute_optimal import compute_optimal_answer, compute_optimal_run
+from service.assistant.handlers.compute_optimal import compute_optimal_answer, compute_optimal_data, compute_optimal_run
 from service.assistant.handlers.purchase import purchase_answer
 from service.assistant.handlers.rental import rental_answer
 from service.assistant.handlers.serving_notes import gqa_notes, weights_size_note
@@ -64,9 +64,10 @@ def consulted(handler: Callable[[Context], Draft]) -> Callable[[Context], Draft]
         optimal = compute_optimal_answer(ctx)
         if optimal is not None:
             return optimal  # "512 H100s for a month: how big a model?": the budget's compute-optimal model
-        optimal_run = compute_optimal_run(ctx)
+        optimal_run = compute_optimal_data(ctx) or compute_optimal_run(ctx)
         if optimal_run is not None:
-            return optimal_run  # "13B by Chinchilla, how long on 256 A100s?": the model's compute-optimal data, timed
+            # "how many tokens for an 8B?": the model's compute-optimal data; "13B by Chinchilla, how long on 256 A100s?": timed
+            return optimal_run
         if ctx.understanding.ask == "model_size":  # "两张4090能跑多大的模型": no compute budget, a question of what fits
             ctx.understanding = ctx.understanding.model_copy(update={"ask": "memory"})
         answer_with = handler
