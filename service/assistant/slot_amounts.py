@@ -58,10 +58,24 @@ def sequence_length(text: str, task: str | None) -> dict:
     return {}
 
 
+# A masked span is blanked in place (offsets stay valid), but many masked names in a row ("H100 H100 H100 …") would
+# rebuild the long run of blanks the pipeline collapsed away, over which the readers' chained \s* gaps backtrack
+# (tests/assistant/test_input_patterns.py). Past this length a run continues in NUL, which no reader matches as a gap
+# and no message can contain (the pipeline strips control characters); one masked name is always shorter.
+MAX_BLANK_RUN = 40
+LONG_BLANK_RUN = re.compile(rf" {{{MAX_BLANK_RUN + 1},}}")
+
+
+def blank_out(text: str, start: int, end: int) -> str:
+    """`text` with [start, end) blanked, each run of blanks capped at MAX_BLANK_RUN."""
+    text = text[:start] + " " * (end - start) + text[end:]
+    return LONG_BLANK_RUN.sub(lambda run: " " * MAX_BLANK_RUN + "\0" * (len(run.group()) - MAX_BLANK_RUN), text)
+
+
 def mask_sequence(text: str) -> str:
     for pattern in _SEQ_PATTERNS:
         text = re.sub(pattern, lambda m: " " * len(m.group(0)), text, flags=I)
-    return text
+    return blank_out(text, 0, 0)
 
 
 def data_amounts(text: str) -> dict:

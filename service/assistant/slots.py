@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from service.assistant.ownership_readers import ownership_figures
 from service.assistant.numbers import ARABIC
-from service.assistant.slot_amounts import NUM, MULT, budget, data_amounts, deadline, mask_sequence, model_size, number, sequence_length, signed, utilization
+from service.assistant.slot_amounts import NUM, MULT, blank_out, budget, data_amounts, deadline, mask_sequence, model_size, number, sequence_length, signed, utilization
 from service.assistant.slot_readers import EN_COUNT, EN_COUNTS, card_by_memory, size_after_name, storage_write_gbps, users_in
 from service.assistant.slot_readers import optimizer as read_optimizer
 from service.assistant.slot_readers import price as _price
@@ -100,7 +100,7 @@ def extract_slots(text: str, catalog: Catalog) -> Slots:
 
     def mask(start: int, end: int) -> None:
         nonlocal masked
-        masked = masked[:start] + " " * (end - start) + masked[end:]
+        masked = blank_out(masked, start, end)
 
     # -- names (masked so their digits are not read as quantities) ------------------
     models = find_all(names.model, text)

@@ -26,6 +26,7 @@ import service
 from service.assistant import cues
 from service.assistant.handlers.diagnostics import signatures
 from service.assistant.pipeline import collapse_whitespace
+from service.assistant.slot_amounts import MAX_BLANK_RUN, blank_out
 from service.contract import ChatRequest
 from service.understanding.registry import load_registry
 from service.understanding.rule_cues import load_rule_cues
@@ -60,6 +61,15 @@ def test_a_long_blank_run_is_read_as_one_gap(advisor, message: str, count: int) 
     answer = advisor.answer(ChatRequest(message=message))
     assert answer.grounding.ungrounded == []
     assert answer.slots.get("gpus") == count, answer.slots
+
+
+def test_masked_names_cannot_rebuild_a_long_blank_run(advisor) -> None:
+    # The slot readers blank out each catalog name in place; hundreds of names in a row once rebuilt the run of
+    # blanks the collapse had removed (each of these ran past 10 s). Runs are capped (slot_amounts.blank_out).
+    answer = advisor.answer(ChatRequest(message="8 张 " + "H100 " * 700 + "训练 7B 要多久"))
+    assert answer.grounding.ungrounded == [] and answer.slots.get("gpu") == "h100-sxm"
+    blanked = blank_out("x" * 100, 10, 90)
+    assert " " * (MAX_BLANK_RUN + 1) not in blanked and len(blanked) == 100 and blanked.count(" ") == MAX_BLANK_RUN
 
 
 def _patterns_in(value: object, depth: int = 0) -> Iterator[re.Pattern[str]]:
