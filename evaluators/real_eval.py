@@ -9,7 +9,7 @@ cheap check beside it, never the headline: `score` reports how often the two agr
     python -m evaluators.real_eval score --answers DIR/answers.jsonl --grades DIR/grades.jsonl [--record NAME --label start]
 
 `grades.jsonl`: one line per graded turn, {"id", "turn": 1, "grade": 0|1|2, "reason"}. `--record` writes
-evaluators/results/real_<NAME>.<label>.json with the metrics and per-id grades (no question text, so a sealed
+evaluators/results/<NAME>.<label>.json with the metrics and per-id grades (no question text, so a sealed
 set stays sealed).
 """
 
@@ -163,7 +163,7 @@ def main(argv: list[str]) -> int:
     scoring = sub.add_parser("score")
     scoring.add_argument("--answers", type=Path, required=True)
     scoring.add_argument("--grades", type=Path, required=True)
-    scoring.add_argument("--record", default=None, help="write evaluators/results/real_<NAME>.<label>.json")
+    scoring.add_argument("--record", default=None, help="write evaluators/results/<NAME>.<label>.json")
     scoring.add_argument("--label", default="run")
     scoring.add_argument("--grader", default="a helper session that has not seen the code")
     args = parser.parse_args(argv)
@@ -184,7 +184,7 @@ def main(argv: list[str]) -> int:
     if args.record:
         record = {"set": args.record, "label": args.label, "code": code_version(), "grader": args.grader, **report}
         RESULTS_DIR.mkdir(exist_ok=True)
-        target = RESULTS_DIR / f"real_{args.record}.{args.label}.json"
+        target = RESULTS_DIR / f"{args.record}.{args.label}.json"
         target.write_text(json.dumps(record, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
         print(f"recorded -> {target}")
     return 0
