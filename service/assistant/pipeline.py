@@ -26,6 +26,7 @@ from service.analytics.recorder import Recorder
 from service.analytics.records import TurnFacts, outcome_of
 from service.assistant import followup
 from service.assistant.changes import note_changes
+from service.assistant.capabilities import answer_case
 from service.assistant.compose.work import work_block
 from service.assistant.grounding import check
 from service.assistant.handlers import HANDLERS
@@ -89,6 +90,7 @@ class Turn:
 
     text: str
     request: ChatRequest
+    raw: str  # the message with its lines and indentation (control characters removed): the case reader's parsers need them
     conversation_id: str
     channel: Channel
     owner: str | None
@@ -132,7 +134,7 @@ class Assistant:
     # -- steps ----------------------------------------------------------------
     def _prepare(self, request: ChatRequest, channel: Channel, owner: str | None) -> Turn:
         text = self._validate(request)
-        return Turn(text=text, request=request, conversation_id=self._conversation(request, owner), channel=channel, owner=owner)
+        return Turn(text=text, raw=CONTROL.sub(" ", request.message).strip(), request=request, conversation_id=self._conversation(request, owner), channel=channel, owner=owner)
 
     def forget(self, conversation_id: str) -> None:
         """A deleted conversation: clear any question text analytics kept of it."""
@@ -167,7 +169,7 @@ class Assistant:
             memoisable = emit is None and not state and self.memo.size > 0
             entry = self.memo.get(turn.text, turn.request.language) if memoisable else None
             if entry is None:
-                und = self.understander.understand(turn.text, language=turn.request.language, state=state)
+                und = self.understander.understand(turn.text, language=turn.request.language, state=state, raw=turn.raw)
         if entry is not None:
             return self._replay(turn, facts, entry, clock, started)
         message_id = new_id("msg")
@@ -257,6 +259,11 @@ class Assistant:
             question = ctx.understanding.clarification
             return Draft(blocks=[LeadBlock(text=question.question)], clarification=question, show_sources=False, follow_ups=list(question.suggestions))
         try:
+            # A case a capability answers (a pasted OOM, a serving engine's KV error, another error signature, a pasted job's
+            # memory question) is answered from its facts; everything else by the intent's handler.
+            draft = answer_case(ctx)
+            if draft is not None:
+                return draft
             return knowledge_instead_of_asking(ctx, HANDLERS[self.understander.handler(ctx.understanding.intent)](ctx))
         except InputError as exc:
             # A workload the tools refuse (bf16 on a T4, QLoRA pre-training): say why, in the user's language.

@@ -16,6 +16,7 @@ from service.catalog import Catalog
 from service.errors import InputError
 from service.sizing import get_tool
 from service.sizing.work import Work, relabel
+from service.understanding.case.fields import stated_fields
 
 
 MAX_QUERY_CHARS = 400
@@ -76,7 +77,12 @@ class Context:
         # Values the assistant filled in (defaults, assumptions) are not the user's: relabel them.
         stated = set(self.slots.stated()) | {"task" if self.slots.task else "", "method" if self.slots.method else ""}
         stated |= {field for slot, field in TOOL_FIELD_OF_SLOT.items() if slot in stated}
-        result = result.model_copy(update={"work": relabel(result.work, stated, provenance="default", source="assumed by the assistant")})
+        from_case = stated_fields(self.understanding.case)
+        work = relabel(result.work, stated | set(from_case), provenance="default", source="assumed by the assistant")
+        if from_case:  # what the pasted command, config or log said: the user's, with the line it came from
+            work = work.model_copy(update={"inputs": [i.model_copy(update={"provenance": "user", "source": from_case[i.name]})
+                                                      if i.name in from_case and i.name in clean else i for i in work.inputs]})
+        result = result.model_copy(update={"work": work})
         self._add(ToolCall(tool=tool, input=clean, output=result.model_dump(mode="json")))
         return result
 
