@@ -67,6 +67,11 @@ from service.render import markdown
 log = logging.getLogger("advisor.assistant")
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 WHITESPACE_RUN = re.compile(r"\s+")
+# The case reader keeps lines and indentation (YAML needs them), with every run of blanks capped: its patterns work a line
+# at a time, and a capped run bounds how far any of them can backtrack over blanks.
+BLANK_RUN = re.compile(r"[ \t\u3000\xa0]{41,}")
+BLANK_LINES = re.compile(r"\n(?:[ \t]*\n){2,}")
+MAX_INDENT = 40
 MAX_WORKS_SHOWN = 2
 DELTA_CHARS = 160
 ERROR_MESSAGES = {  # code -> language -> what the user reads in an `error` event
@@ -75,6 +80,11 @@ ERROR_MESSAGES = {  # code -> language -> what the user reads in an `error` even
 }
 
 Emit = Callable[[StreamEvent], None]
+
+
+def cap_whitespace(text: str) -> str:
+    """Lines and indentation kept, but no run of blanks longer than MAX_INDENT and no more than one empty line in a row."""
+    return BLANK_LINES.sub("\n\n", BLANK_RUN.sub(" " * MAX_INDENT, text.replace("\r\n", "\n").replace("\r", "\n"))).strip()
 
 
 def collapse_whitespace(text: str) -> str:
@@ -134,7 +144,7 @@ class Assistant:
     # -- steps ----------------------------------------------------------------
     def _prepare(self, request: ChatRequest, channel: Channel, owner: str | None) -> Turn:
         text = self._validate(request)
-        return Turn(text=text, raw=CONTROL.sub(" ", request.message).strip(), request=request, conversation_id=self._conversation(request, owner), channel=channel, owner=owner)
+        return Turn(text=text, raw=cap_whitespace(CONTROL.sub(" ", request.message)), request=request, conversation_id=self._conversation(request, owner), channel=channel, owner=owner)
 
     def forget(self, conversation_id: str) -> None:
         """A deleted conversation: clear any question text analytics kept of it."""

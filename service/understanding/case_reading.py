@@ -9,11 +9,9 @@ from service.understanding.case import Case
 
 # The intent a subject is answered as (its capability answers; the intent names it for analytics and the trace).
 SUBJECT_INTENTS = {"training_oom": "diagnostics", "serving_memory": "diagnostics", "error": "diagnostics",
-                   "training_job_memory": "sizing", "serving_job_memory": "sizing", "training_fit": "sizing", "serving_fit": "sizing"}
-FIT_ACTS = ("yes_no", "quantity", "choice", "none", "procedure", "cause")
-# Intents whose questions about one's own model on one's own cards are fit questions; claims, comparisons and rent-or-buy keep theirs.
-FIT_INTENTS = ("sizing", "recommend", "diagnostics", "faq", "spec")
+                   "training_job_memory": "sizing", "serving_job_memory": "sizing"}
 SHOWN_FACTS = 40
+STATED_CASE_CHARS = 160  # a description this long states its case: answered, never asked which reading was meant
 
 
 def slot_text(text: str, case: Case) -> str:
@@ -27,25 +25,20 @@ def language_text(text: str, case: Case) -> str:
     return case.prose if case.artefacts and case.prose.strip() else text
 
 
-def prose_subject(und: Understanding, case: Case) -> str | None:
-    """A fit question in words ("can I full fine-tune Qwen2-7B on a 3090?", "34B 推理需要多大显存", "how many A100 40GB for a 13B
-    full fine-tune?"): a model, a card or a memory size or a count, and a question about memory, a count or whether it runs."""
-    s = und.slots
-    if und.intent not in FIT_INTENTS or case.act not in FIT_ACTS or s.compare_gpus and len(set(s.compare_gpus)) > 1:
-        return None
-    if not (s.model or s.params_b):
-        return None
-    topics = case.mentions("topic")
-    asks = "memory" in topics or "count" in topics or case.act == "yes_no"
-    if not asks or not (s.gpu or s.card_memory_gb or "memory" in topics or "count" in topics):
-        return None
-    serving = "serving" in topics and "training" not in topics or s.task == "inference"
-    return "serving_fit" if serving else "training_fit"
+def enriched_slots(slots, case: Case, catalog):
+    """The prose slots with what the case read more precisely: the card variant a memory size picks ("A100 GPUs (40GB)")."""
+    variant = case.get("gpu_variant")
+    if variant and variant in catalog.gpus and (slots.gpu is None or _family(catalog, slots.gpu) == _family(catalog, str(variant))):
+        return slots.model_copy(update={"gpu": str(variant)})
+    return slots
+
+
+def _family(catalog, gpu_id: str) -> str:
+    spec = catalog.gpus.get(gpu_id)
+    return spec.name.split()[1][:4].upper() if spec and len(spec.name.split()) > 1 else gpu_id
 
 
 def with_case(und: Understanding, case: Case) -> Understanding:
-    if case.subject is None and (subject := prose_subject(und, case)):
-        case = case.model_copy(update={"subject": subject})
     intent = SUBJECT_INTENTS.get(case.subject or "", und.intent)
     trace = und.trace
     if trace is not None:
@@ -56,6 +49,33 @@ def with_case(und: Understanding, case: Case) -> Understanding:
             "intent": intent, "rules": rules, "act": case.act, "subject": case.subject, "signatures": case.signatures,
             "facts": [CaseFact(name=f.name, value=f.value, line=f.line, quote=f.quote, parser=f.parser) for f in case.facts[:SHOWN_FACTS]]})
     update = {"case": case, "intent": intent, "trace": trace}
-    if case.subject:
-        update["clarification"] = None  # the case says what it is: no question back
+    if case.subject or case.artefacts or len(case.prose) >= STATED_CASE_CHARS:
+        update["clarification"] = None  # the case says what it is (or says enough to be answered): no question back
     return und.model_copy(update=update)
+
+
+# A follow-up that states a new value replaces the carried facts that value overrides ("what about 8 GPUs?" drops gpus_total).
+OVERRIDDEN_BY_SLOT = {
+    "gpus": ("gpus_total", "gpus_per_node", "processes", "visible_gpus", "nodes", "nodes_total"), "nodes": ("nodes", "nodes_total", "gpus_total"),
+    "gpu": ("gpu_id", "gpu_name", "gpu_variant", "card_memory_gib", "oom_total_gib", "gpu_memory_total_gib"),
+    "method": ("method", "finetuning_type", "adapter", "use_lora", "lora_rank", "load_in_4bit", "quant_bits"), "seq_len": ("train_seq_len", "seq_len"),
+    "context_len": ("max_model_len",), "precision": ("precision", "bf16", "fp16", "mixed_precision", "dtype"),
+    "model": ("model", "model_id", "params_b"), "params_b": ("model", "model_id", "params_b"),
+}
+MAX_FOLLOW_UP_CHARS = 300
+
+
+def carried_case(und: Understanding, case: Case, state: dict | None) -> Case:
+    """A short follow-up to a case a capability answered ("and with ZeRO-3?", "换成 8 张卡呢") is that case with the change:
+    the previous facts carried, those the new turn overrides dropped, the new turn's act and prose facts on top."""
+    previous = (state or {}).get("case")
+    if not previous or case.artefacts or case.subject in ("training_oom", "serving_memory", "error") or len(case.prose) > MAX_FOLLOW_UP_CHARS:
+        return case
+    from service.understanding.case.model import Fact
+
+    before = (state or {}).get("slots") or {}
+    changed = {slot for slot, value in und.slots.stated().items() if before.get(slot) != value}  # what this turn itself states
+    dropped = {name for slot in changed for name in OVERRIDDEN_BY_SLOT.get(slot, ())}
+    kept = [Fact.model_validate(f) for f in previous["facts"] if f["name"] not in dropped]
+    return case.model_copy(update={"facts": [*case.facts, *kept], "signatures": previous.get("signatures") or case.signatures,
+                                   "subject": case.subject or previous.get("subject")})

@@ -17,7 +17,7 @@ __all__ = ["CAPABILITIES", "Finding", "answer_case", "capability"]
 
 
 def answer_case(ctx: Context) -> Draft | None:
-    case = ctx.understanding.case
+    case = getattr(ctx.understanding, "case", None)
     if case is None:
         return None
     names, fallback = capabilities_for(case.subject, case.act)

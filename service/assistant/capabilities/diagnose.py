@@ -37,18 +37,27 @@ def explanations() -> dict[str, dict[str, Any]]:
     return yaml.safe_load(DATA.read_text(encoding="utf-8"))
 
 
+OPTIONAL = re.compile(r"\[\[(.*?)\]\]")
+
+
 def fill(template: str, values: dict[str, Any]) -> str:
-    """The template with the case's values; a placeholder the case has no value for is left out with its brackets."""
+    """The template with the case's values. `[[ (status {ib_wc_status})]]` is kept only when the case has every value it
+    names; any other placeholder the case has no value for is left out with its brackets."""
+    template = OPTIONAL.sub(lambda m: m.group(1) if all(values.get(n) not in (None, "") for n in PLACEHOLDER.findall(m.group(1))) else "", template)
     text = PLACEHOLDER.sub(lambda m: str(values.get(m.group(1), "")), template)
     text = re.sub(r"\s*[（(]\s*[)）]", "", text)  # "(status )" with no status
     return re.sub(r" {2,}", " ", text).replace(" :", ":").replace(" .", ".")
 
 
-def card_hit(signature: str, lang: str, text: str) -> Hit:
-    source = explanations()[signature]["source"]
-    ident = "sig-" + hashlib.sha1(f"{signature}:{lang}".encode()).hexdigest()[:10]
-    return Hit(id=ident, doc_id=f"signature-{signature}", language=lang, title=source["title"], heading="", topics=["diagnostics"],
+def source_hit(key: str, lang: str, source: dict[str, str], text: str) -> Hit:
+    """A citation of a curated table's source (a signature's explanation, an engine's documented defaults) as a retrieval hit."""
+    ident = "src-" + hashlib.sha1(f"{key}:{lang}".encode()).hexdigest()[:10]
+    return Hit(id=ident, doc_id=key, language=lang, title=source["title"], heading="", topics=["diagnostics"],
                source=source["title"], url=source["url"], sources=[source], score=1.0, snippet=text[:240], text=text)
+
+
+def card_hit(signature: str, lang: str, text: str) -> Hit:
+    return source_hit(f"signature-{signature}", lang, explanations()[signature]["source"], text)
 
 
 @capability("diagnose")

@@ -21,8 +21,18 @@ OPTIMIZERS = {"adamw_8bit": "adamw-8bit", "paged_adamw_8bit": "adamw-8bit", "ada
               "adafactor": "adafactor", "sgd": "sgd-momentum"}
 
 
+def engine_of(ctx: Context) -> str | None:
+    """The serving engine the case runs: the pasted command's, else the one the prose names."""
+    case = case_of(ctx)
+    engine = case.get("engine")
+    if engine:
+        return str(engine)
+    named = case.mentions("engine")
+    return named[0] if named else None
+
+
 def case_of(ctx: Context) -> Case:
-    return ctx.understanding.case or Case(prose=ctx.text)
+    return getattr(ctx.understanding, "case", None) or Case(prose=ctx.text)
 
 
 def record_facts(ctx: Context, names: tuple[str, ...]) -> dict[str, Any]:
@@ -62,7 +72,9 @@ def card(ctx: Context, facts: dict[str, Any]) -> tuple[str | None, float | None]
     if gpu is None and capacity:
         size = nominal_memory_gib(capacity)
         matches = [g for g in ctx.catalog.gpus.values() if size and abs(g.memory_gb - size) < 0.5]
-        gpu = matches[0].id if len(matches) == 1 else None
+        # Several cards have that memory: the data-centre SXM part (or the first) stands in; only its memory is used.
+        preferred = sorted(matches, key=lambda g: ("sxm" not in g.id, "pcie" in g.id))
+        gpu = preferred[0].id if preferred else None
     if capacity is None and gpu is not None:
         capacity = float(ctx.catalog.gpus[gpu].memory_gb) if gpu in ctx.catalog.gpus else None
     return gpu, capacity

@@ -18,8 +18,8 @@ from service.assistant.handlers.base import Context, Draft, model_ref
 from service.assistant.messages import say
 from service.contract import BulletsBlock, LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
 from service.sizing.cost import cheapest_instance
+from service.sizing.defaults import DEFAULT_GPU
 
-DEFAULT_GPU = "h100-sxm"
 MAX_GPUS = 4
 # The job a verdict prices when the user named none: a 7B model on a billion tokens, on one 8-GPU node.
 REFERENCE_JOB = {"params_b": 7.0, "tokens": 1e9}

@@ -11,6 +11,7 @@ from service.assistant.compose.work import assumptions
 from service.assistant.handlers.base import Context, Draft
 from service.assistant.messages import say
 from service.contract import BulletsBlock, ChecklistBlock, ChecklistStep, LeadBlock, ParagraphBlock
+from service.sizing.defaults import DEFAULT_GPU
 
 # Topics with their own pair of follow-up questions: knowledge.topic_follow_ups.<topic>.first/second in the catalogs.
 FOLLOW_UP_TOPICS = ("reliability", "utilization", "memory", "networking", "cost")
@@ -65,7 +66,7 @@ def faq(ctx: Context) -> Draft:
 
 def preflight(ctx: Context) -> Draft:
     s = ctx.slots
-    gpu_id = s.gpu or "h100-sxm"
+    gpu_id = s.gpu or DEFAULT_GPU
     gpus = s.gpus or 8
     per_node = min(gpus, 8)
     assumed = []
@@ -172,10 +173,18 @@ GENERAL_QUESTION = re.compile(
 )
 
 
+STATED_CASE_CHARS = 160
+
+
 def knowledge_instead_of_asking(ctx: Context, draft: Draft) -> Draft:
     """A handler that would ask which model, for a general question with no model named: the knowledge answers it
     instead, and the answer says it was read as a knowledge question (the trace records why)."""
-    if draft.clarification is None or ctx.slots.model or ctx.slots.params_b or not GENERAL_QUESTION.search(ctx.text):
+    if draft.clarification is None:
+        return draft
+    case = getattr(ctx.understanding, "case", None)
+    # A message that states its case (a paste, a long description, a why / how / what-happens question) is answered, not asked back.
+    stated = case is not None and (bool(case.artefacts) or len(case.prose) >= STATED_CASE_CHARS or case.act in ("cause", "procedure", "explain", "consequence"))
+    if not stated and (ctx.slots.model or ctx.slots.params_b or not GENERAL_QUESTION.search(ctx.text)):
         return draft
     trace = ctx.understanding.trace
     if trace is not None:

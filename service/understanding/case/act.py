@@ -13,7 +13,7 @@ from service.understanding.case.model import Act, Part
 
 DATA = Path(__file__).parent / "data" / "acts.yaml"
 # Sentence ends in either language; a question mark ends a question even inside a line.
-SENTENCE = re.compile(r"[^。！？!?\n.;；]*(?:[。！？!?;；]|\.(?=\s|$)|\n|$)")
+SENTENCE = re.compile(r"(?:[^。！？!?\n.;；]|\.(?!\s|$))*(?:[。！？!?;；]|\.(?=\s|$)|\n|$)")
 QUESTION_MARK = re.compile(r"[?？]\s*$")
 CJK = re.compile(r"[\u4e00-\u9fff]")
 MAX_PARTS = 6
@@ -23,7 +23,7 @@ MAX_PARTS = 6
 def _cues() -> tuple[tuple[str, ...], dict[str, dict[str, tuple[re.Pattern[str], ...]]]]:
     data = yaml.safe_load(DATA.read_text(encoding="utf-8"))
     priority = tuple(data["priority"])
-    table = {lang: {act: tuple(re.compile(p, re.IGNORECASE) for p in data[lang].get(act, ())) for act in priority} for lang in ("en", "zh")}
+    table = {lang: {act: tuple(re.compile(p, re.IGNORECASE | re.ASCII) for p in data[lang].get(act, ())) for act in priority} for lang in ("en", "zh")}
     return priority, table
 
 

@@ -1,4 +1,6 @@
-"""What the user's prose names: a change they ask about and the kind of trouble they suspect (data/mentions.yaml)."""
+"""What the user's prose names: a change they ask about and the kind of trouble they suspect (data/mentions.yaml).
+
+Patterns are compiled with re.ASCII so that `\b` sits between a Chinese character and a Latin word ("实际vllm部署")."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ DATA = Path(__file__).parent / "data" / "mentions.yaml"
 @cache
 def _patterns() -> list[tuple[str, re.Pattern[str]]]:
     data = yaml.safe_load(DATA.read_text(encoding="utf-8"))
-    return [(f"{kind}:{name}", re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE))
+    return [(f"{kind}:{name}", re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE | re.ASCII))
             for kind, entries in data.items() for name, patterns in entries.items()]
 
 

@@ -99,10 +99,16 @@ def read_key_values(artefact: Artefact) -> list[Fact]:
 
 
 def key_value_facts(text: str, first_line: int, *, parser: str) -> list[Fact]:
+    """Settings written as `key=value`, `key: value` or `--key value`. In prose a bare word is not a setting ("LoRA on
+    Llama 3" says nothing of a `lora` flag): there the key must be a flag or be followed by `=` or `:`."""
     facts: list[Fact] = []
     pattern = _key_value_pattern()
+    strict = parser == "prose"
     for offset, line in enumerate(text.splitlines()):
         for match in pattern.finditer(line[:2000]):
+            written = match.group(0)
+            if strict and not (written.lstrip().startswith("-") or re.search(r"^[-\w]+\s{0,3}[=:]", written.strip())):
+                continue
             fact = read_setting(normalise_key(match.group(1)), match.group(2).strip('"'), line=first_line + offset, quote=line.strip(), parser=parser)
             if fact is not None:
                 facts.append(fact)

@@ -36,7 +36,7 @@ class Signature:
 def signatures() -> dict[str, Signature]:
     data = yaml.safe_load(DATA.read_text(encoding="utf-8"))["signatures"]
     return {sid: Signature(id=sid, family=entry["family"], specificity=int(entry["specificity"]),
-                           patterns=tuple(re.compile(p, re.IGNORECASE) for p in entry["patterns"]), facts=dict(entry.get("facts") or {}),
+                           patterns=tuple(re.compile(p, re.IGNORECASE | re.ASCII) for p in entry["patterns"]), facts=dict(entry.get("facts") or {}),
                            excludes=tuple(entry.get("excludes") or ())) for sid, entry in data.items()}
 
 

@@ -18,7 +18,10 @@ REPORT_FAMILIES = ("serving_report", "network_report")
 
 def subject_of(case: Case) -> str | None:
     errors = [s for s in case.signatures if family(s) not in REPORT_FAMILIES]
-    serving = case.get("task") == "inference" or case.has("engine")
+    serving = case.get("task") == "inference" or case.has("engine") or bool(case.mentions("engine"))
+    pasted_error = any(f.name == "signature" and f.parser != "prose" for f in case.facts)
+    if errors and not pasted_error and case.act == "explain":
+        return None  # "what does Xid 79 mean?": a question about an error, not a pasted one — knowledge answers it
     if errors:
         top = errors[0]
         if top == "kv_cache_too_small" or (top == "cuda_oom" and serving):
@@ -31,6 +34,9 @@ def subject_of(case: Case) -> str | None:
         return None
     if serving and case.has("engine"):
         return "serving_job_memory"
-    if any(case.fact(name) is not None and case.fact(name).parser != "prose" for name in TRAINING_EVIDENCE):
+    # "Why does vLLM take 90% of my card?" in words: the engine's pre-allocation, not a sizing of throughput, latency or cost.
+    if case.mentions("engine") and case.act in ("cause", "procedure", "none") and not set(case.mentions("topic")) & {"speed", "time", "cost", "count"}:
+        return "serving_job_memory"
+    if case.artefacts and any(case.fact(name) is not None and case.fact(name).parser != "prose" for name in TRAINING_EVIDENCE):
         return "training_job_memory"
     return None
