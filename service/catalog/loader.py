@@ -45,7 +45,7 @@ class Catalog:
         return self.gpus[self._resolve(name, self._gpu_names, "GPU", field_name)]
 
     def model(self, name: str, *, field_name: str = "model") -> ModelArch:
-        key = self._model_names.get(normalize(name)) or self._fuzzy_model(name)
+        key = self._model_key(name)
         if key is None:
             self._unknown(name, self._model_names, "model", field_name)
         return self.models[key]
@@ -58,7 +58,7 @@ class Catalog:
         return self.gpus[key] if key else None
 
     def find_model(self, name: str) -> ModelArch | None:
-        key = self._model_names.get(normalize(name)) or self._fuzzy_model(name)
+        key = self._model_key(name)
         return self.models[key] if key else None
 
     def instances_for(self, gpu_id: str) -> list[InstanceType]:
@@ -78,6 +78,16 @@ class Catalog:
             self._unknown(name, names, kind, field_name)
         return key  # type: ignore[return-value]
 
+    def _model_key(self, name: str) -> str | None:
+        """A spelling, else the last part of a repo id or local path ("Qwen/Qwen1.5-14B-Chat", "/models/chatglm3-6b"), else fuzzy."""
+        base = re.split(r"[\\/]", name.strip().rstrip("/\\"))[-1]
+        for candidate in dict.fromkeys((name, base)):
+            key = self._model_names.get(normalize(candidate))
+            if key:
+                return key
+        # The base first: in "Qwen/Qwen1.5-14B-Chat" the organisation's "Qwen" would otherwise read as Qwen (v1).
+        return self._fuzzy_model(base) or (self._fuzzy_model(name) if base != name else None)
+
     def _fuzzy_model(self, name: str) -> str | None:
         """'70B 的 Llama 3' -> llama-3-70b: a family spelling plus a size token."""
         text = normalize(name)
@@ -91,8 +101,9 @@ class Catalog:
             if not spelling.endswith(size_token) or len(spelling) <= len(size_token):
                 continue
             family = spelling[: -len(size_token)]
-            # The family must start a word: "tinyllama 7b" is not "llama 7b".
-            if family and re.search(r"(?<![a-z])" + re.escape(family), text.replace(size_token, " ")):
+            # The family must start a word ("tinyllama 7b" is not "llama 7b") and end one: "falcon3 7b" is not "falcon 7b",
+            # "llama3.1 8b" is not "llama3 8b".
+            if family and re.search(r"(?<![a-z])" + re.escape(family) + r"(?![0-9.])", text.replace(size_token, " ")):
                 if best is None or len(family) > best[0]:
                     best = (len(family), model_id)
         return best[1] if best else None

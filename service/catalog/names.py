@@ -46,7 +46,10 @@ class CatalogNames:
         alternation = "|".join(_alias_pattern(s) for s in ordered if len(s) >= 2)
         # A count glued on with an "x" ("8xH100", "4x4090") may precede a GPU name; an optional plural "s" ("256 H100s").
         start = r"(?:(?<![A-Za-z0-9.])|(?<=\d[xX]))" if counted else r"(?<![A-Za-z0-9.])"
-        return re.compile(rf"{start}(?:{alternation})s?(?![A-Za-z0-9])", re.IGNORECASE), by_key
+        # A GPU name followed by "Ti" or "Super" is another card: "4070 Ti" is not the RTX 4070. Cards in the catalog match
+        # first with their longer spelling ("4070 Ti Super", "3080 Ti"); an unknown variant is left unnamed, not misread.
+        variant = r"(?!\s*(?:ti|super)(?![A-Za-z0-9]))" if counted else ""
+        return re.compile(rf"{start}(?:{alternation})s?(?![A-Za-z0-9]){variant}", re.IGNORECASE), by_key
 
 
 def _key(spelling: str) -> str:

@@ -314,7 +314,7 @@ def estimate_training_memory(req: TrainingMemoryRequest, catalog: Catalog) -> Tr
     qlora = req.method == "qlora"
     recompute = ledger.field(req, "recompute", default="full" if qlora else "selective",
                              why="QLoRA recipes enable gradient checkpointing" if qlora else "selective recomputation (Korthikanti et al.)")
-    flash_default = gpu is None or gpu.architecture.lower() not in ("turing", "volta")
+    flash_default = gpu is None or gpu.supports_flash_attention_2
     flash = ledger.field(req, "flash_attention", default=flash_default, why=None if flash_default else "FlashAttention-2 needs Ampere or newer")
     seq_len = ledger.field(req, "seq_len", "tokens")
     micro_batch = ledger.field(req, "micro_batch")

@@ -125,7 +125,7 @@ def _size_on(gpu: GpuSpec, shape: ModelShape, req: Workload, tokens: float | Non
         return None
     budget = gpu.memory_gb * 2**30 * TIGHT_ABOVE
     overhead = 2.0 * 2**30
-    flash = gpu.architecture.lower() not in ("turing", "volta")
+    flash = gpu.supports_flash_attention_2
     best: tuple[int, str, str, float] | None = None
     for recompute in ("selective", "full"):
         plan = plan_memory(shape, method=req.method, precision=precision, optimizer="adamw", convention="textbook-16", recompute=recompute,
