@@ -29,7 +29,7 @@ REPORTS = ("serving_report", "network_report")
 SUSPECTED = {"memory": ("memory", "serving_memory", "host_memory"), "network": ("network", "shm"), "driver": ("driver",),
              "hardware": ("hardware",), "software": ("software", "precision", "launch")}
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
-MAX_COMMANDS = 3
+MAX_COMMANDS = 4
 
 
 @cache

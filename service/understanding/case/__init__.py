@@ -10,7 +10,7 @@ Nothing after understanding re-reads the raw message: capabilities consume the C
 from __future__ import annotations
 
 from service.catalog import Catalog
-from service.understanding.case.act import main_act, read_parts
+from service.understanding.case.act import act_of, main_act, read_parts
 from service.understanding.case.cards import card_variant_facts
 from service.understanding.case.derive import derive, nominal_memory_gib, resolve_model
 from service.understanding.case.mentions import mention_facts
@@ -56,7 +56,8 @@ def _error_lines_out_of_prose(prose_lines: list[tuple[int, str]], artefacts: lis
     moved: list[Artefact] = []
     for line_no, line in prose_lines:
         found = [f for f in signature_facts(line, line_no, parser="prose") if f.name == "signature"]
-        if found and not CJK.search(line) and any(table[str(f.value)].specificity >= ERROR_LINE_SPECIFICITY for f in found):
+        asks = act_of(line) not in ("none",)  # "what does an Xid 79 mean?" asks about an error; it does not paste one
+        if found and not asks and not CJK.search(line) and any(table[str(f.value)].specificity >= ERROR_LINE_SPECIFICITY for f in found):
             moved.append(Artefact(kind="log", text=line, first_line=line_no))
         else:
             kept.append((line_no, line))

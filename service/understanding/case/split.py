@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from service.understanding.case.act import act_of
 from service.understanding.case.model import Artefact, ArtefactKind
 
 MAX_LINE = 2000  # characters of a line the patterns look at; the rest of a very long line is kept but not scanned
@@ -164,7 +165,7 @@ def split_message(text: str) -> tuple[list[tuple[int, str]], list[Artefact]]:
             artefacts.append(Artefact(kind="tool_output", text="\n".join(lines[i : j + 1]), first_line=i + 1))
             i = j + 1
             continue
-        if not CJK.search(head) and (LOG_LINE.match(head) or LOG_ANYWHERE.search(head)):
+        if not CJK.search(head) and (LOG_LINE.match(head) or LOG_ANYWHERE.search(head) and act_of(head) == "none"):
             j = i
             while j + 1 < len(lines) and not CJK.search(lines[j + 1][:MAX_LINE]) and lines[j + 1].strip() and (
                     LOG_LINE.match(lines[j + 1][:MAX_LINE]) or LOG_ANYWHERE.search(lines[j + 1][:MAX_LINE]) or lines[j + 1].startswith((" ", "\t"))

@@ -41,12 +41,11 @@ def test_asking_whether_zero3_fixes_it_answers_for_zero3_with_the_tool(advisor) 
     assert zero3, "the change asked about is run through the memory tool"
 
 
-def test_a_fit_question_in_words_gets_a_verdict_and_the_method_that_fits(advisor) -> None:
-    answer = ask(advisor, "Can I full fine-tune Qwen2.5-7B on a single RTX 4090, or what would fit?")
-    first = lead(answer)
-    assert first.startswith("**No"), first
-    assert "4090" in first
-    assert any("LoRA" in item for b in answer.blocks if b.type == "bullets" for item in b.items)
+def test_a_fit_question_in_words_is_sized_on_the_card_variant_it_names(advisor) -> None:
+    # "A100 ... (40GB)": the memory the user wrote picks the 40 GB card, which the name alone defaults away from.
+    answer = ask(advisor, "Can we full fine-tune Llama 2 13B on 8 A100 GPUs (40GB each)?")
+    memory = next(c for c in answer.tool_calls if c.tool in ("training-memory", "recommend") and c.input.get("gpu"))
+    assert memory.input["gpu"] == "a100-40gb-sxm"
 
 
 def test_chinese_question_with_an_english_log_is_answered_in_chinese(advisor) -> None:
@@ -63,6 +62,6 @@ def test_chinese_question_with_an_english_log_is_answered_in_chinese(advisor) ->
 
 def test_data_parallel_without_sharding_says_cards_do_not_pool_memory(advisor) -> None:
     answer = ask(advisor, "torchrun --nproc_per_node 4 train.py --model_name_or_path meta-llama/Llama-2-7b-hf --bf16 True "
-                          "--per_device_train_batch_size 1\nIs 4x RTX 3090 enough for this full fine-tune?")
+                          "--per_device_train_batch_size 1\nIs the memory of 4x RTX 3090 enough for this full fine-tune?")
     assert lead(answer).startswith("**No")
     assert any("DDP" in item for b in answer.blocks if b.type == "bullets" for item in b.items)
