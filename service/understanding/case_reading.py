@@ -38,13 +38,28 @@ def _family(catalog, gpu_id: str) -> str:
     return spec.name.split()[1][:4].upper() if spec and len(spec.name.split()) > 1 else gpu_id
 
 
+KNOWLEDGE_ACTS = ("procedure", "cause", "explain", "yes_no", "consequence")
+
+
+def engine_question(und: Understanding, case: Case) -> bool:
+    """How a named serving engine or runtime behaves ("how do I cap TensorRT-LLM's memory?", "why does Ollama use one GPU?"):
+    its documentation answers, not a sizing of weights — unless the question asks for a count, a load or a length."""
+    s = und.slots
+    return (bool(case.mentions("engine")) and case.subject is None and case.act in KNOWLEDGE_ACTS and und.intent in ("sizing", "recommend")
+            and not ({"count", "speed", "cost"} & set(case.mentions("topic"))) and not (s.concurrency or s.users or s.budget or s.context_len))
+
+
 def with_case(und: Understanding, case: Case) -> Understanding:
     intent = SUBJECT_INTENTS.get(case.subject or "", und.intent)
+    if engine_question(und, case):
+        intent = "faq"
     trace = und.trace
     if trace is not None:
         rules = list(trace.rules)
         if intent != und.intent:
-            rules.append(f"case subject {case.subject} ({', '.join(case.signatures[:2]) or 'pasted job'}) -> {intent}")
+            why = f"case subject {case.subject} ({', '.join(case.signatures[:2]) or 'pasted job'})" if case.subject else \
+                f"a question about how {', '.join(case.mentions('engine'))} behaves ({case.act})"
+            rules.append(f"{why} -> {intent}")
         trace = trace.model_copy(update={
             "intent": intent, "rules": rules, "act": case.act, "subject": case.subject, "signatures": case.signatures,
             "facts": [CaseFact(name=f.name, value=f.value, line=f.line, quote=f.quote, parser=f.parser) for f in case.facts[:SHOWN_FACTS]]})

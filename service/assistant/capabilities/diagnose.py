@@ -51,9 +51,21 @@ def fill(template: str, values: dict[str, Any]) -> str:
 
 def source_hit(key: str, lang: str, source: dict[str, str], text: str) -> Hit:
     """A citation of a curated table's source (a signature's explanation, an engine's documented defaults) as a retrieval hit."""
-    ident = "src-" + hashlib.sha1(f"{key}:{lang}".encode()).hexdigest()[:10]
-    return Hit(id=ident, doc_id=key, language=lang, title=source["title"], heading="", topics=["diagnostics"],
+    return Hit(id=source_id(key, lang), doc_id=key, language=lang, title=source["title"], heading="", topics=["diagnostics"],
                source=source["title"], url=source["url"], sources=[source], score=1.0, snippet=text[:240], text=text)
+
+
+def source_id(key: str, lang: str) -> str:
+    return "src-" + hashlib.sha1(f"{key}:{lang}".encode()).hexdigest()[:10]
+
+
+def curated_source_ids() -> set[str]:
+    """Every citation id a curated table can give (signature explanations, engine settings), in both languages: a citation
+    is valid when it is a chunk of the index or one of these."""
+    from service.assistant.capabilities.serving_memory import engines
+
+    keys = [f"signature-{s}" for s in explanations()] + [f"engine-{e}" for e in engines()]
+    return {source_id(k, lang) for k in keys for lang in ("en", "zh")}
 
 
 def card_hit(signature: str, lang: str, text: str) -> Hit:
@@ -73,9 +85,12 @@ def diagnose(ctx: Context) -> Finding | None:
     card = explanations()[top][lang]
     lead = fill(card["lead"], values)
     suspected = [f for f in case.mentions("family") if f in SUSPECTED]
-    if case.act == "yes_no" and suspected:
-        confirmed = family(top) in SUSPECTED[suspected[0]]
-        lead = say("case.diagnose.yes" if confirmed else f"case.diagnose.not_{suspected[0]}", lang) + " " + lead
+    code = values.get("xid_code")
+    meaning = (explanations()[top].get("codes") or {}).get(int(code) if str(code).isdigit() else code, {}).get(lang) if code else None
+    if meaning:
+        lead = say("case.diagnose.xid_code", lang, code=code, meaning=meaning)
+    if case.act == "yes_no" and suspected and family(top) not in SUSPECTED[suspected[0]]:
+        lead = say(f"case.diagnose.not_{suspected[0]}", lang) + " " + lead  # "is this an OOM?" about an ECC error: no, first
     points = [fill(p, values) for p in card["points"]]
     second = next((s for s in found[1:] if family(s) != family(top)), None)
     if second is not None:

@@ -35,9 +35,11 @@ def engines() -> dict[str, dict[str, Any]]:
     return yaml.safe_load(ENGINES.read_text(encoding="utf-8"))
 
 
-def _engine(ctx: Context) -> tuple[str, dict[str, Any]]:
+def _engine(ctx: Context) -> tuple[str, dict[str, Any]] | None:
+    """The engine and its documented memory settings; None for a runtime that does not pre-allocate (Ollama, llama.cpp)."""
     name = engine_of(ctx) or "vllm"
-    return name, engines().get(name, engines()["vllm"])
+    spec = engines().get(name)
+    return (name, spec) if spec else None
 
 
 def _knobs(ctx: Context, name: str, spec: dict[str, Any]) -> dict[str, Any]:
@@ -54,7 +56,10 @@ def size_serving_memory(ctx: Context) -> Finding | None:
     lang = ctx.lang
     case = case_of(ctx)
     facts = record_facts(ctx, SERVING_FACTS + ("kv_error_max_len", "kv_error_capacity_tokens", "kv_cache_tokens", "weights_loaded_gib"))
-    name, spec = _engine(ctx)
+    engine = _engine(ctx)
+    if engine is None:
+        return None
+    name, spec = engine
     knobs = _knobs(ctx, name, spec)
     hit = source_hit(f"engine-{name}", lang, spec["source"], say("case.serving.engine_source", lang, **knobs))
     model = model_payload(ctx, facts)

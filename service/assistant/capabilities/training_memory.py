@@ -168,6 +168,8 @@ def size_training_memory(ctx: Context) -> Finding | None:
                 points.append(say("case.memory.none_fit", lang))
         if more and more_result is not None and "more_gpus" not in shown and not count_asked:
             points.append(say("case.memory.more_gpus", lang, gpus=more, need=gib(more_result.per_gpu.total_gib)))
+    if oom and "midrun" in case.mentions("topic"):
+        points.append(say("case.memory.midrun", lang))
     points += _oom_reading(ctx, case, lang, capacity)
     if job.host_offload_gib:
         points.append(say("case.memory.offload_cost", lang, host=gib(job.host_offload_gib)))

@@ -14,6 +14,7 @@ from service.understanding.case.read_errors import family
 
 TRAINING_EVIDENCE = ("launcher", "script", "deepspeed_config", "sharding", "job_micro_batch", "grad_accum", "method")
 REPORT_FAMILIES = ("serving_report", "network_report")
+PREALLOCATING = {"vllm", "sglang", "tgi", "lmdeploy", "tensorrt-llm"}  # engines that reserve a share of the card at start-up
 
 
 def subject_of(case: Case) -> str | None:
@@ -35,7 +36,9 @@ def subject_of(case: Case) -> str | None:
     if serving and case.has("engine"):
         return "serving_job_memory"
     # "Why does vLLM take 90% of my card?" in words: the engine's pre-allocation, not a sizing of throughput, latency or cost.
-    if case.mentions("engine") and case.act in ("cause", "procedure", "none") and not set(case.mentions("topic")) & {"speed", "time", "cost", "count"}:
+    topics = set(case.mentions("topic"))
+    if (set(case.mentions("engine")) & PREALLOCATING and "usage" in topics and case.act in ("cause", "procedure", "none", "yes_no")
+            and not topics & {"speed", "time", "cost", "count"}):
         return "serving_job_memory"
     if case.artefacts and any(case.fact(name) is not None and case.fact(name).parser != "prose" for name in TRAINING_EVIDENCE):
         return "training_job_memory"

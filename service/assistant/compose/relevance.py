@@ -1,0 +1,60 @@
+"""Only passages about the question: a retrieved passage enters a knowledge answer when it names at least one of the
+question's technical entities (a tool, a flag, an environment variable, a card, an error code, a config key).
+
+A question that names none (a plain "what is tensor parallelism") is not gated. When no passage names any of them, the
+best passage alone answers, in plain prose, rather than a stitch of neighbours that share nothing with the question.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from pathlib import Path
+
+import yaml
+
+DATA = Path(__file__).parent / "relevance_terms.yaml"
+TOKEN = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z][A-Za-z0-9_.+/-]{1,60}(?![A-Za-z0-9_])")
+
+
+@cache
+def _vocabulary() -> tuple[frozenset[str], frozenset[str]]:
+    data = yaml.safe_load(DATA.read_text(encoding="utf-8"))
+    return frozenset(t.lower() for t in data["technical"]), frozenset(t.lower() for t in data["too_common"])
+
+
+def entities(text: str) -> set[str]:
+    """The question's technical words: named tools and concepts from the vocabulary, and identifiers that look like flags,
+    variables, versions or model and card names (digits, underscores, inner capitals, all capitals)."""
+    technical, common = _vocabulary()
+    found: set[str] = set()
+    for match in TOKEN.finditer(text[:4000]):
+        word = match.group(0).strip(".-/+")
+        lowered = word.lower()
+        if lowered in common or len(lowered) < 2:
+            continue
+        shaped = bool(re.search(r"\d|_", word)) or (word.isupper() and len(word) >= 3) or bool(re.search(r"[a-z][A-Z]", word))
+        if lowered in technical or shaped:
+            found.add(lowered)
+    return found
+
+
+def names(entity: str, passage: str) -> bool:
+    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(entity)}(?![A-Za-z0-9_])", passage, re.IGNORECASE) is not None
+
+
+SHARED_TERMS = 3  # search terms a passage shares with the question to stay in without naming one of its entities
+
+
+def about_the_question(question: str, hits: list) -> list:
+    """The hits about the question, in their order: the best one, those that name one of the question's entities, and those
+    that share several of its search terms. A hit that shares neither (a neighbour retrieval dragged in) is left out."""
+    wanted = entities(question)
+    if not wanted or not hits:
+        return hits
+    from service.retrieval.text import term_set
+
+    terms = term_set(question)
+    kept = [h for i, h in enumerate(hits) if i == 0 or any(names(e, f"{h.title} {h.heading} {h.text}") for e in wanted)
+            or len(terms & term_set(f"{h.heading} {h.text}")) >= SHARED_TERMS]
+    return kept
