@@ -9,7 +9,7 @@ from service.understanding.case import Case
 
 # The intent a subject is answered as (its capability answers; the intent names it for analytics and the trace).
 SUBJECT_INTENTS = {"training_oom": "diagnostics", "serving_memory": "diagnostics", "error": "diagnostics",
-                   "training_job_memory": "sizing", "serving_job_memory": "sizing"}
+                   "training_job_memory": "sizing", "serving_job_memory": "sizing", "training_count": "sizing"}
 SHOWN_FACTS = 40
 STATED_CASE_CHARS = 160  # a description this long states its case: answered, never asked which reading was meant
 
@@ -49,7 +49,27 @@ def engine_question(und: Understanding, case: Case) -> bool:
             and not ({"count", "speed", "cost"} & set(case.mentions("topic"))) and not (s.concurrency or s.users or s.budget or s.context_len))
 
 
+def prose_subject(und: Understanding, case: Case) -> str | None:
+    """Two questions in words a capability answers better than a table: an OOM of one's own named model ("我 24G 的卡微调 7B
+    爆显存了") — its memory figure and verdict first — and how many cards a named training job needs ("how many A100 40GB to
+    full fine-tune a 13B?"). A question that also asks for time, cost, speed or a serving load stays with its handler."""
+    s = und.slots
+    topics = set(case.mentions("topic"))
+    if case.artefacts or not (s.model or s.params_b) or topics & {"time", "cost", "speed"} or s.deadline_hours or s.budget or s.tokens:
+        return None
+    serving = s.task == "inference" or ("serving" in topics and "training" not in topics)
+    if serving or und.intent in ("claim_check", "compare", "cloud_vs_onprem"):
+        return None
+    if "memory" in case.mentions("family"):
+        return "training_oom"
+    if "count" in topics and ("training" in topics or s.method or s.task in ("fine-tune", "pretrain")) and not s.gpus:
+        return "training_count"
+    return None
+
+
 def with_case(und: Understanding, case: Case) -> Understanding:
+    if case.subject is None and (subject := prose_subject(und, case)):
+        case = case.model_copy(update={"subject": subject})
     intent = SUBJECT_INTENTS.get(case.subject or "", und.intent)
     if engine_question(und, case):
         intent = "faq"

@@ -133,7 +133,7 @@ def size_training_memory(ctx: Context) -> Finding | None:
     more, more_result = (None, None)
     if verdict != "yes" and (count_asked or "more_gpus" in asked or keep is None):
         more, more_result = _more_gpus(ctx, payload, capacity)
-    oom = case.get("oom_total_gib") is not None or "cuda_oom" in case.signatures
+    oom = case.get("oom_total_gib") is not None or "cuda_oom" in case.signatures or case.subject == "training_oom"
     if count_asked and more and more_result is not None:
         lead = say("case.memory.count", lang, gpus=more, card=_card_name(ctx, gpu), after=gib(more_result.per_gpu.total_gib), capacity=gib(capacity))
         works.append((say("case.short.more_gpus", lang), more_result.work))
@@ -170,6 +170,8 @@ def size_training_memory(ctx: Context) -> Finding | None:
             points.append(say("case.memory.more_gpus", lang, gpus=more, need=gib(more_result.per_gpu.total_gib)))
     if oom and "midrun" in case.mentions("topic"):
         points.append(say("case.memory.midrun", lang))
+    if oom and case.get("oom_total_gib") is None:
+        points.append(say("case.memory.measure", lang))  # no error line pasted: how to see what holds the memory
     points += _oom_reading(ctx, case, lang, capacity)
     if job.host_offload_gib:
         points.append(say("case.memory.offload_cost", lang, host=gib(job.host_offload_gib)))
@@ -229,12 +231,12 @@ def _lead(lang, verdict, need, capacity, job, asked, tried, more, more_result, o
             answers.append(say(key, lang, option=describe(variant.steps, lang, job.gpus), after=gib(result.per_gpu.total_gib), **values))
     if answers:
         return " ".join(answers)
-    described = "" if what is None or oom else "_described"
+    described = "" if what is None else "_described"
     if verdict == "no":
         return say(f"case.memory.does_not_fit{described}", lang, **values)
     if verdict == "tight":
         return say(f"case.memory.tight{described}", lang, **values)
-    return say("case.memory.fits_but_oom" if oom else f"case.memory.fits{described}", lang, **values)
+    return say("case.memory.fits_but_oom" if oom else f"case.memory.fits{described}", lang, **values)  # an OOM that should fit says so
 
 
 def _oom_reading(ctx: Context, case, lang: str, capacity: float) -> list[str]:
