@@ -187,6 +187,7 @@ def changes_relatively(text: str) -> bool:
 
 
 CARRIED_FACTS = 120
+CARRIED_MENTIONS = ("option:int8", "option:full")  # settings of the job said in words ("8-bit", "full parameter"), not changes asked about
 
 
 def state(und: Understanding, text: str, previous: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -199,5 +200,5 @@ def state(und: Understanding, text: str, previous: dict[str, Any] | None = None)
     if case is not None and case.subject:
         # The case a capability answered: its facts (with their lines) carry into a follow-up that changes one of them.
         kept["case"] = {"subject": case.subject, "signatures": case.signatures,
-                        "facts": [f.model_dump() for f in case.facts if f.name != "mention"][:CARRIED_FACTS]}
+                        "facts": [f.model_dump() for f in case.facts if f.name != "mention" or f.value in CARRIED_MENTIONS][:CARRIED_FACTS]}
     return kept

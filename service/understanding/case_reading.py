@@ -3,9 +3,10 @@ has artefacts, the intent a case's subject implies, and the facts in the trace (
 
 from __future__ import annotations
 
-from service.assistant.understand import Understanding
+from service.assistant.understand import INJECTION, Understanding
 from service.contract import CaseFact
 from service.understanding.case import Case
+from service.understanding.case.entities import named_tools
 
 # The intent a subject is answered as (its capability answers; the intent names it for analytics and the trace).
 SUBJECT_INTENTS = {"training_oom": "diagnostics", "serving_memory": "diagnostics", "error": "diagnostics",
@@ -58,11 +59,12 @@ def prose_subject(und: Understanding, case: Case) -> str | None:
     if case.artefacts or not (s.model or s.params_b) or topics & {"time", "cost", "speed"} or s.deadline_hours or s.budget or s.tokens:
         return None
     serving = s.task == "inference" or ("serving" in topics and "training" not in topics)
-    if serving or und.intent in ("claim_check", "compare", "cloud_vs_onprem"):
+    if serving or "rl" in topics or und.intent in ("claim_check", "compare", "cloud_vs_onprem"):
         return None
-    if "memory" in case.mentions("family"):
+    if "oom_report" in topics:  # "... 爆显存了", "keeps hitting OOM"; not "will it OOM?"
         return "training_oom"
-    if "count" in topics and ("training" in topics or s.method or s.task in ("fine-tune", "pretrain")) and not s.gpus:
+    carded = bool(s.gpu or s.card_memory_gb)
+    if "count" in topics and carded and ("training" in topics or s.method or s.task in ("fine-tune", "pretrain")) and not s.gpus:
         return "training_count"
     return None
 
@@ -73,6 +75,8 @@ def with_case(und: Understanding, case: Case) -> Understanding:
     intent = SUBJECT_INTENTS.get(case.subject or "", und.intent)
     if engine_question(und, case):
         intent = "faq"
+    if intent == "out_of_scope" and not INJECTION.search(case.prose) and (case.artefacts or named_tools(case.prose)):
+        intent = "faq"  # a paste, or a tool of the stack named ("llama.cpp slots", "ZeRO-3 offload"): in scope, answered from knowledge
     trace = und.trace
     if trace is not None:
         rules = list(trace.rules)

@@ -8,35 +8,8 @@ best passage alone answers, in plain prose, rather than a stitch of neighbours t
 from __future__ import annotations
 
 import re
-from functools import cache
-from pathlib import Path
 
-import yaml
-
-DATA = Path(__file__).parent / "relevance_terms.yaml"
-TOKEN = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z][A-Za-z0-9_.+/-]{1,60}(?![A-Za-z0-9_])")
-
-
-@cache
-def _vocabulary() -> tuple[frozenset[str], frozenset[str]]:
-    data = yaml.safe_load(DATA.read_text(encoding="utf-8"))
-    return frozenset(t.lower() for t in data["technical"]), frozenset(t.lower() for t in data["too_common"])
-
-
-def entities(text: str) -> set[str]:
-    """The question's technical words: named tools and concepts from the vocabulary, and identifiers that look like flags,
-    variables, versions or model and card names (digits, underscores, inner capitals, all capitals)."""
-    technical, common = _vocabulary()
-    found: set[str] = set()
-    for match in TOKEN.finditer(text[:4000]):
-        word = match.group(0).strip(".-/+")
-        lowered = word.lower()
-        if lowered in common or len(lowered) < 2:
-            continue
-        shaped = bool(re.search(r"\d|_", word)) or (word.isupper() and len(word) >= 3) or bool(re.search(r"[a-z][A-Z]", word))
-        if lowered in technical or shaped:
-            found.add(lowered)
-    return found
+from service.understanding.case.entities import entities  # noqa: F401 — the question's entities, read by understanding too
 
 
 def names(entity: str, passage: str) -> bool:

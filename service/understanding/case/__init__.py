@@ -15,7 +15,7 @@ from service.understanding.case.cards import card_variant_facts
 from service.understanding.case.derive import derive, nominal_memory_gib, resolve_model
 from service.understanding.case.mentions import mention_facts
 from service.understanding.case.model import Act, Artefact, Case, Fact, Part
-from service.understanding.case.read_configs import key_value_facts
+from service.understanding.case.read_configs import key_value_facts, prose_setting_facts
 from service.understanding.case.read_errors import family, rank_signatures, signature_facts
 from service.understanding.case.read_tools import version_facts
 from service.understanding.case.readers import read_artefacts
@@ -34,6 +34,7 @@ def read_case(text: str, catalog: Catalog) -> Case:
     facts = read_artefacts(artefacts)
     for line_no, line in prose_lines:
         facts += key_value_facts(line, line_no, parser="prose")
+        facts += prose_setting_facts(line, line_no)
         facts += signature_facts(line, line_no, parser="prose")
         facts += version_facts(line, line_no, parser="prose")
         facts += mention_facts(line, line_no)

@@ -93,7 +93,8 @@ def derive(facts: list[Fact], catalog: Catalog) -> list[Fact]:
         d.add("train_seq_len", int(seq.value), seq)
     elif (src := d.first("max_source_length")) and (tgt := d.first("max_target_length")):
         d.add("train_seq_len", int(src.value) + int(tgt.value), src)
-    micro = d.first("micro_batch") or (d.first("batch_size") if d.first("launcher", "script") else None)
+    pasted = [f for f in d.facts if f.name == "micro_batch" and f.parser != "prose"]
+    micro = (pasted[0] if pasted else None) or (d.first("batch_size") if d.first("launcher", "script") else None) or d.first("micro_batch")
     if micro is not None:
         d.add("job_micro_batch", int(micro.value), micro)
     _cards(d, catalog)

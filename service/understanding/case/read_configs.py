@@ -113,3 +113,19 @@ def key_value_facts(text: str, first_line: int, *, parser: str) -> list[Fact]:
             if fact is not None:
                 facts.append(fact)
     return facts
+
+
+# Settings said in words ("batch 4", "micro-batch size of 2", "seq len 8192", "序列长度 4096"): the commonest two, read from prose.
+PROSE_SETTINGS = (
+    ("micro_batch", re.compile(r"(?<![\w-])(?:micro[- _]?batch(?:[ _-]?size)?|batch[ _-]?size|batch|bs)\s{0,3}(?:of|=|:|为|是|设为|设成)?\s{0,3}(\d{1,4})(?![\d.kK])", re.I)),
+    ("seq_len", re.compile(r"(?<![\w-])(?:seq(?:uence)?[ _-]?len(?:gth)?|max[ _-]?len(?:gth)?|cutoff[ _-]?len|序列长度|最大长度)\s{0,3}(?:of|=|:|为|是|设为|设成)?\s{0,3}(\d{3,7})(?![\d.kK])", re.I)),
+)
+
+
+def prose_setting_facts(line: str, line_no: int) -> list[Fact]:
+    facts = []
+    for name, pattern in PROSE_SETTINGS:
+        match = pattern.search(line[:2000])
+        if match:
+            facts.append(Fact(name=name, value=int(match.group(1)), line=line_no, quote=match.group(0).strip()[:80], parser="prose"))
+    return facts

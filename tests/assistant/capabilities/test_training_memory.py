@@ -65,3 +65,25 @@ def test_data_parallel_without_sharding_says_cards_do_not_pool_memory(advisor) -
                           "--per_device_train_batch_size 1\nIs the memory of 4x RTX 3090 enough for this full fine-tune?")
     assert lead(answer).startswith("**No")
     assert any("DDP" in item for b in answer.blocks if b.type == "bullets" for item in b.items)
+
+
+def test_how_many_cards_a_named_full_fine_tune_needs_is_counted_on_the_stated_variant(advisor) -> None:
+    answer = ask(advisor, "How many A100 40GB GPUs do I need to full fine-tune Llama 2 13B?")
+    first = lead(answer)
+    assert first.startswith("**About") and "40GB" in first, first
+    runs = [c for c in answer.tool_calls if c.tool == "training-memory"]
+    assert all(c.input["gpu"] == "a100-40gb-sxm" for c in runs)
+    counted = max(c.input["gpus"] for c in runs if c.input["method"] == "full")
+    assert f"{counted} ×" in first
+
+
+def test_an_oom_of_ones_own_model_in_words_leads_with_its_figure(advisor) -> None:
+    answer = ask(advisor, "我 24G 的卡全参微调 7B 爆显存了，按理说放得下吗")
+    assert answer.intent == "diagnostics" and answer.language == "zh"
+    assert lead(answer).startswith("**不行") and "GiB" in lead(answer)
+    assert "memory_summary" in answer.answer  # how to see what holds the memory, since no error line was pasted
+
+
+def test_a_named_tool_keeps_a_question_in_scope(advisor) -> None:
+    answer = ask(advisor, "With llama.cpp server and -np 4, does each slot get the full context?")
+    assert answer.intent != "out_of_scope"
