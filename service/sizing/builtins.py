@@ -9,6 +9,7 @@ from service.sizing import (
                     interconnect,
                     memory,
                     recommend,
+                    step_time,
                     storage,
 )
 from service.sizing.registry import SizingTool, register
@@ -23,6 +24,9 @@ register(SizingTool("training-compute", compute.ComputeRequest, compute.ComputeR
                     "Training FLOPs: 6·N·D plus attention.", "训练计算量：6·N·D 加注意力项。"))
 register(SizingTool("training-time", compute.TrainingTimeRequest, compute.TrainingTimeResult, compute.training_time,
                     "Wall-clock time and GPU-hours on N GPUs with an MFU band.", "在 N 张 GPU 上的训练时长与 GPU 小时数（含 MFU 区间）。"))
+register(SizingTool("step-time", step_time.StepTimeRequest, step_time.StepTimeResult, step_time.step_time,
+                    "Step time for a stated layout (TP, PP, DP, CP, micro-batch, recomputation, ZeRO, links): every term shown.",
+                    "给定并行布局（TP、PP、DP、CP、micro-batch、重计算、ZeRO、互联）下的单步训练时间，逐项列出。"))
 register(SizingTool("gpus-for-deadline", compute.DeadlineRequest, compute.DeadlineResult, compute.gpus_for_deadline,
                     "GPUs needed to finish by a deadline.", "在截止时间前完成所需的 GPU 数量。"))
 register(SizingTool("tokens-in-budget", compute.TokenBudgetRequest, compute.TokenBudgetResult, compute.tokens_in_budget,
