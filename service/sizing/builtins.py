@@ -6,6 +6,7 @@ from service.sizing import (
                     compute_optimal,
                     cost,
                     inference,
+                    kv_capacity,
                     interconnect,
                     memory,
                     recommend,
@@ -20,6 +21,9 @@ register(SizingTool("training-memory", memory.TrainingMemoryRequest, memory.Trai
 register(SizingTool("inference", inference.InferenceRequest, inference.InferenceResult, inference.estimate_inference,
                     "Inference memory (weights + KV cache) and decode/prefill speed.",
                     "推理显存（权重 + KV 缓存）与解码/预填充速度。"))
+register(SizingTool("kv-capacity", kv_capacity.KvCapacityRequest, kv_capacity.KvCapacityResult, kv_capacity.kv_capacity,
+                    "KV-cache capacity as vLLM counts it: tokens and blocks from the engine's arguments.",
+                    "按 vLLM 的算法计算 KV 缓存容量：根据引擎参数得出可容纳的 token 数与块数。"))
 register(SizingTool("training-compute", compute.ComputeRequest, compute.ComputeResult, compute.training_compute,
                     "Training FLOPs: 6·N·D plus attention.", "训练计算量：6·N·D 加注意力项。"))
 register(SizingTool("training-time", compute.TrainingTimeRequest, compute.TrainingTimeResult, compute.training_time,

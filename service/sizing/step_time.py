@@ -255,10 +255,11 @@ def step_time(req: StepTimeRequest, catalog: Catalog) -> StepTimeResult:
     ledger.step("microbatch.backward_s", "2× forward GEMMs + recomputed forward + element-wise + TP collectives", t_bwd, "s")
 
     # -- the pipeline -----------------------------------------------------------------------------
-    compute_total = m * (fwd_compute + bwd_compute) + (logits_s * m if pp == 1 else 0.0)
+    # The last stage also runs the output layer and loss: it sets the pace of the pipeline.
+    compute_total = m * (fwd_compute + bwd_compute + logits_s)
     memory_total = m * (fwd_memory + bwd_memory)
     tp_total = m * (tp_fwd + tp_bwd)
-    bubble = ledger.step("pipeline.bubble_s", "(p−1)/v · (t_fwd + t_bwd + logits on the last stage)", (pp - 1) / v * (t_fwd + t_bwd) + (logits_s * m if pp > 1 else 0.0), "s")
+    bubble = ledger.step("pipeline.bubble_s", "(p−1)/v · (t_fwd + t_bwd)", (pp - 1) / v * (t_fwd + t_bwd), "s")
     stage_link = inter if tp * cp >= per_node else intra
     # Megatron's scatter/gather split sends each TP rank 1/tp of the activation over its own NIC (Narayanan et al. §4.1).
     p2p = b * seq / cp * shape.hidden * 2 / tp
