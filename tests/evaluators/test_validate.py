@@ -51,3 +51,10 @@ def test_training_memory_within_ten_percent_or_named(report) -> None:
 def test_the_measured_figure_is_never_an_input(report) -> None:
     for run in validate.step_time_eval.load_runs(split=None):
         assert not {"mfu", "achieved_tflops", "tokens_per_second"} & set(run["payload"])
+
+
+def test_the_job_cost_band_of_the_step_time_model_is_its_measured_held_out_error(report) -> None:
+    # job_cost.STEP_TIME_BAND is the band a stated layout's job time carries: at least the held-out p90 error.
+    from service.sizing.job_cost import STEP_TIME_BAND
+
+    assert STEP_TIME_BAND >= report["summary"]["step_time"]["p90"]
