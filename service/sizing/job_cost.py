@@ -29,10 +29,10 @@ from service.sizing.work import Ledger, sig
 
 TimeBasis = Literal["step-time", "mfu-band", "gpu-hours"]
 PRICINGS: tuple[Pricing, ...] = ("on-demand", "spot", "reserved")
-# The step-time model's band: its held-out p90 absolute error in `advisor validate` (10.9% on 20 measured runs, 2026-12);
+# The step-time model's band: its held-out p90 absolute error in `advisor validate` (18.0% on 20 measured runs, 2026-12);
 # tests/evaluators/test_validate.py keeps this at or above the measured figure.
-STEP_TIME_BAND = 0.11
-STEP_TIME_BAND_SOURCE = "advisor validate: step-time held-out p90 absolute error 10.9% (20 measured runs)"
+STEP_TIME_BAND = 0.18
+STEP_TIME_BAND_SOURCE = "advisor validate: step-time held-out p90 absolute error 18.0% (20 measured runs)"
 
 
 class Layout(SizingRequest):
@@ -52,6 +52,7 @@ class Layout(SizingRequest):
     inter_fabric: InterFabric | None = Field(default=None, description="default: the rented instance's own network")
     tp_comm_overlap: bool = False
     overlap_grad_reduce: bool = True
+    framework: Literal["megatron", "pytorch-fsdp"] = "megatron"
 
     @property
     def model_parallel(self) -> int:

@@ -53,8 +53,8 @@ class KvCapacityRequest(ModelRef):
     max_model_len: int | None = Field(default=None, ge=16, le=10_000_000, description="--max-model-len; default the model's context")
     block_size: int = Field(default=16, ge=1, le=1024, description="--block-size (tokens per KV block)")
     max_num_batched_tokens: int | None = Field(default=None, ge=16, le=10_000_000,
-                                               description="default: 8192 (V1 serve) or max_model_len (V0 without chunked prefill)")
-    max_num_seqs: int | None = Field(default=None, ge=1, le=100_000, description="default: 1024 (V1 serve on 70+ GB GPUs), else 256")
+                                               description="default: V1 serve 8192 on 70+ GB GPUs other than A100, else 2048; V0 max_model_len")
+    max_num_seqs: int | None = Field(default=None, ge=1, le=100_000, description="default: 1024 (V1 serve on 70+ GB GPUs other than A100), else 256")
     engine: Engine = "vllm-v1"
     cuda_graphs_in_budget: bool = Field(default=False, description="vLLM >= 0.21 profiles CUDA graphs before sizing the cache")
     cuda_graph_gib: float = Field(default=1.0, ge=0, le=64, description="CUDA-graph pool when it counts against the budget")
@@ -97,10 +97,12 @@ def kv_capacity(req: KvCapacityRequest, catalog: Catalog) -> KvCapacityResult:
     util = ledger.field(req, "gpu_memory_utilization", "", "vLLM's default")
     max_len = ledger.field(req, "max_model_len", "tokens", "the model's context length", default=shape.context_length)
     block = ledger.field(req, "block_size", "tokens")
-    big_gpu = gpu.memory_gb >= 70
-    batched = ledger.field(req, "max_num_batched_tokens", "tokens", "V1 serve default 8192; V0 profiles a whole max_model_len prompt",
-                           default=8192 if engine == "vllm-v1" else max_len)
-    seqs = ledger.field(req, "max_num_seqs", "", "V1 serve on 70+ GB GPUs: 1024; otherwise 256", default=1024 if engine == "vllm-v1" and big_gpu else 256)
+    # vLLM's own defaults (engine/arg_utils.py, V1 `vllm serve`): GPUs of 70+ GiB other than the A100 get 8192 batched tokens and
+    # 1024 sequences; every other GPU 2048 and 256 ("larger defaults regress throughput on A100", vLLM PR #17885).
+    big_gpu = gpu.memory_gb >= 70 and not gpu.id.startswith("a100")
+    batched = ledger.field(req, "max_num_batched_tokens", "tokens", "V1 serve default: 8192 on 70+ GB GPUs (not A100), else 2048; V0 profiles a whole max_model_len prompt",
+                           default=(8192 if big_gpu else 2048) if engine == "vllm-v1" else max_len)
+    seqs = ledger.field(req, "max_num_seqs", "", "V1 serve on 70+ GB GPUs (not A100): 1024; otherwise 256", default=1024 if engine == "vllm-v1" and big_gpu else 256)
     total = total_memory_gib(gpu, ledger)
     budget = ledger.step("kv.budget_gib", "total_gpu_memory · gpu_memory_utilization", total * util, "GiB")
 

@@ -65,6 +65,7 @@ class StepTimeRequest(ModelRef):
     tp_comm_overlap: bool = Field(default=False, description="tensor-parallel collectives overlapped with GEMMs (Transformer Engine)")
     grad_reduce_bytes: float = Field(default=2.0, ge=1, le=4, description="bytes per gradient element reduced (2 = bf16, 4 = fp32)")
     tokens: float | None = Field(default=None, ge=1, le=1e16, description="optional: training tokens, for the whole run's time")
+    framework: Literal["megatron", "pytorch-fsdp"] = Field(default="megatron", description="Megatron-Core / NeMo fused kernels, or eager PyTorch FSDP (torchtitan)")
 
     @model_validator(mode="after")
     def _layout_divides(self) -> StepTimeRequest:
@@ -213,8 +214,11 @@ def step_time(req: StepTimeRequest, catalog: Catalog) -> StepTimeResult:
     # -- one micro-batch through one pipeline stage ----------------------------------------------------
     work = terms.layer_work(shape, seq=seq, micro_batch=b, tp=tp, cp=cp, sequence_parallel=sp and tp > 1, flash=flash)
     layers = -(-shape.layers // pp)  # the fullest stage
-    eff = ledger.step("gemm.efficiency", "top·x/(x + 1.5 GFLOP), x = MLP up-projection per GPU", terms.matmul_efficiency(gpu, precision, work.largest_gemm_gflop))
-    attn_eff = terms.matmul_efficiency(gpu, "bf16", work.largest_gemm_gflop) * (terms.FLASH_ATTENTION_FACTOR if flash else 1.0)
+    framework = ledger.field(req, "framework", why="Megatron-Core fused kernels (what the GEMM efficiencies were fitted on)")
+    kernels = terms.FRAMEWORK_FACTOR[framework]
+    eff = ledger.step("gemm.efficiency", "top·x/(x + 1.5 GFLOP) · framework factor, x = MLP up-projection per GPU",
+                      terms.matmul_efficiency(gpu, precision, work.largest_gemm_gflop) * kernels)
+    attn_eff = terms.matmul_efficiency(gpu, "bf16", work.largest_gemm_gflop) * (terms.FLASH_ATTENTION_FACTOR if flash else 1.0) * kernels
     linear_s = work.linear_flops / (peak * eff)
     attention_s = work.attention_flops / (attn_peak * attn_eff)
     ledger.step("layer.linear_flops", "2·tokens·h·(2·a·d + 2·g·d) + 2·tokens·h·f·(3 gated | 2), / tp", work.linear_flops, "FLOP")
@@ -271,6 +275,12 @@ def step_time(req: StepTimeRequest, catalog: Catalog) -> StepTimeResult:
     dp_group = dp * cp
     spans_nodes = tp * pp * cp < gpus and gpus > per_node and dp_group * min(tp * pp * cp, per_node) > per_node
     dp_link, dp_alpha = (inter, inter_alpha) if spans_nodes else (intra, intra_alpha)
+    if spans_nodes:
+        # NCCL runs one ring (channel) per NIC in parallel: across nodes a collective moves at the aggregate network bandwidth of
+        # the group's ranks on one node (one NIC each, rail-optimised), capped by the intra-node link (nccl-tests; the same rule
+        # as nccl-expected). Megatron's TP·CP ranks fill a node first, so a TP-8 layout keeps one rank (one NIC) per node.
+        rails = max(1, min(per_node // min(tp * cp, per_node), dp_group))
+        dp_link = ledger.step("dp.bus_gbps", "min(group ranks per node · NIC GB/s per GPU, intra-node link) · efficiency", min(rails * inter, intra), "GB/s")
     if zero == 3:
         gathers = terms.ring_collective_seconds(shard_params * 2, dp_group, dp_link, dp_alpha, all_reduce=False)
         reduce = terms.ring_collective_seconds(shard_params * req.grad_reduce_bytes, dp_group, dp_link, dp_alpha, all_reduce=False)

@@ -53,3 +53,20 @@ def test_mixture_of_experts_is_refused_not_guessed(size) -> None:
     with pytest.raises(InputError) as err:
         size("step-time", model="mixtral-8x7b", gpu="h100-sxm", gpus=8, tp=8)
     assert err.value.problems[0].field == "model"
+
+
+def test_data_parallel_collectives_across_nodes_use_one_rail_per_rank_on_the_node(size) -> None:
+    # NCCL runs one ring per NIC: FSDP over 8 nodes of 8 (tp 1) moves at 8 NICs' bandwidth per node (capped by NVLink);
+    # a TP-8 layout leaves one data-parallel rank, so one NIC, per node (the rule nccl-expected uses too).
+    fsdp = size("step-time", model="llama-2-70b", gpu="a100-80gb-sxm", gpus=64, zero_stage=3, seq_len=4096)
+    megatron = size("step-time", model="llama-2-70b", gpu="a100-80gb-sxm", gpus=64, tp=8, seq_len=4096)
+    bus = {w: next(s.value for s in r.work.steps if s.name == "dp.bus_gbps") for w, r in (("fsdp", fsdp), ("tp8", megatron))}
+    assert bus["tp8"] == pytest.approx(25 * 0.9, rel=1e-3)  # one HDR NIC at NCCL's efficiency
+    assert bus["fsdp"] == pytest.approx(min(8 * 25 * 0.9, 300 * 0.8), rel=1e-3)
+
+
+def test_eager_pytorch_fsdp_runs_its_kernels_below_megatrons(size) -> None:
+    base = dict(model="llama-3-8b", gpu="a100-80gb-sxm", gpus=8, zero_stage=3, seq_len=8192)
+    megatron, fsdp = size("step-time", **base), size("step-time", **base, framework="pytorch-fsdp")
+    # GEMMs and attention at 0.85 of the Megatron efficiency (the loss's fp32 passes stay memory-bound)
+    assert megatron.terms.compute_s * 1.15 < fsdp.terms.compute_s <= megatron.terms.compute_s / 0.85 * 1.0001
