@@ -60,6 +60,7 @@ class TrainingMemoryRequest(ModelRef):
     convention: Convention = "textbook-16"
     overhead_gib: float = Field(default=DEFAULT_OVERHEAD_GIB, ge=0, le=64)
     gpu: str | None = Field(default=None, max_length=80, description="GPU to check the fit against")
+    sequence_parallel: bool = Field(default=True, description="Megatron sequence parallelism: off keeps norm inputs and dropout masks whole on every TP rank")
 
     @model_validator(mode="after")
     def _parallel_layout(self) -> TrainingMemoryRequest:
@@ -168,7 +169,7 @@ def _state_bytes(precision: str, optimizer: str, convention: str, shape: ModelSh
     return weights, grads, opt + 4.0  # + fp32 master weights
 
 
-def _layer_activations(shape: ModelShape, s: int, b: int, t: int, flash: bool, act_bytes: float) -> tuple[float, float]:
+def _layer_activations(shape: ModelShape, s: int, b: int, t: int, flash: bool, act_bytes: float, sequence_parallel: bool = True) -> tuple[float, float]:
     """Bytes one layer stores for backward: (linear part, attention-score part).
 
     Korthikanti et al. 2022 (sbh·(34 + 5as/h) for MHA with a 4h GeLU FFN), generalised
@@ -178,16 +179,18 @@ def _layer_activations(shape: ModelShape, s: int, b: int, t: int, flash: bool, a
     h, a, f = shape.hidden, shape.heads, shape.ffn
     coeff = 14 + 4 * shape.kv_heads / a + (6.0 if shape.gated_ffn else 4.0) * f / h
     scale = act_bytes / 2  # the coefficients assume 16-bit activations
-    linear = s * b * h * coeff * scale / t
+    # Without sequence parallelism the 10·sbh of layer-norm inputs and dropout masks is held whole on every TP rank.
+    linear = s * b * h * coeff * scale / t if sequence_parallel else s * b * h * (10 + (coeff - 10) / t) * scale
     # FlashAttention keeps only the softmax log-sum-exp (fp32 per head and token).
     scores = 4 * a * s * b / t if flash else 5 * a * s * s * b * scale / t
     return linear, scores
 
 
-def _activations(shape: ModelShape, s: int, b: int, tp: int, pp: int, recompute: str, flash: bool, act_bytes: float, ledger: Ledger) -> float:
-    linear, scores = _layer_activations(shape, s, b, tp, flash, act_bytes)
+def _activations(shape: ModelShape, s: int, b: int, tp: int, pp: int, recompute: str, flash: bool, act_bytes: float, ledger: Ledger,
+                 sequence_parallel: bool = True) -> float:
+    linear, scores = _layer_activations(shape, s, b, tp, flash, act_bytes, sequence_parallel)
     gated = "6" if shape.gated_ffn else "4"
-    ledger.step("activations.layer_linear", f"s·b·h·(14 + 4·g/a + {gated}·f/h)/t", linear, "bytes")
+    ledger.step("activations.layer_linear", f"s·b·h·(14 + 4·g/a + {gated}·f/h)/t" if sequence_parallel else f"s·b·h·(10 + (4 + 4·g/a + {gated}·f/h)/t)", linear, "bytes")
     ledger.step("activations.layer_attention", "4·a·s·b/t (FlashAttention)" if flash else "5·a·s²·b/t", scores, "bytes")
     if recompute == "full":
         kept = ledger.step("activations.layer_full_recompute", "2·s·b·h/t (layer input only)", 2 * s * b * shape.hidden * act_bytes / 2 / tp, "bytes")
@@ -256,7 +259,7 @@ class MemoryPlan:
 
 def plan_memory(shape: ModelShape, *, method: str, precision: str, optimizer: str, convention: str, recompute: str, flash: bool,
                 seq_len: int, micro_batch: int, tp: int = 1, pp: int = 1, lora_rank: int = 16, lora_targets: str = "all-linear",
-                double_quant: bool = True, ledger: Ledger | None = None, lora_base_bits: int = 16) -> MemoryPlan:
+                double_quant: bool = True, sequence_parallel: bool = True, ledger: Ledger | None = None, lora_base_bits: int = 16) -> MemoryPlan:
     """The arithmetic of training memory, recorded on `ledger` when given."""
     ledger = ledger or NullLedger()
     P = shape.params
@@ -294,7 +297,7 @@ def plan_memory(shape: ModelShape, *, method: str, precision: str, optimizer: st
         optimizer=trainable * o_b / mp,
         gather_buffer=4 * largest,
         fixed_buffers=2 * shape.layer_params if method == "qlora" else 0.0,
-        activations=_activations(shape, seq_len, micro_batch, tp, pp, recompute, flash, act_bytes, ledger),
+        activations=_activations(shape, seq_len, micro_batch, tp, pp, recompute, flash, act_bytes, ledger, sequence_parallel),
     )
 
 
@@ -320,6 +323,8 @@ def estimate_training_memory(req: TrainingMemoryRequest, catalog: Catalog) -> Tr
     micro_batch = ledger.field(req, "micro_batch")
     gpus = ledger.field(req, "gpus")
     tp, pp = ledger.field(req, "tp"), ledger.field(req, "pp")
+    if tp > 1:
+        ledger.field(req, "sequence_parallel", why="Megatron sequence parallelism (activations split across TP ranks)")
     dp = ledger.derived("data_parallel", gpus // (tp * pp), "", "gpus / (tp x pp)")
     sharding = ledger.field(req, "sharding")
     offload = ledger.field(req, "offload")
@@ -340,7 +345,8 @@ def estimate_training_memory(req: TrainingMemoryRequest, catalog: Catalog) -> Tr
         ledger.cite(ref.DEEPSPEED_MEMORY.title, ref.DEEPSPEED_MEMORY.url)
     plan = plan_memory(shape, method=req.method, precision=precision, optimizer=optimizer, convention=convention, recompute=recompute,
                        flash=flash, seq_len=seq_len, micro_batch=micro_batch, tp=tp, pp=pp, lora_rank=req.lora_rank,
-                       lora_targets=req.lora_targets, double_quant=req.double_quant, ledger=ledger, lora_base_bits=req.lora_base_bits)
+                       lora_targets=req.lora_targets, double_quant=req.double_quant, sequence_parallel=req.sequence_parallel, ledger=ledger,
+                       lora_base_bits=req.lora_base_bits)
     overhead = ledger.field(req, "overhead_gib", "GiB", "CUDA context, NCCL buffers and allocator fragmentation (1-3 GiB typical)")
     parts = plan.per_gpu(sharding, dp, overhead * 2**30, offload)
     host = 0.0
