@@ -10,7 +10,7 @@ from service.understanding.case.entities import named_tools
 
 # The intent a subject is answered as (its capability answers; the intent names it for analytics and the trace).
 SUBJECT_INTENTS = {"training_oom": "diagnostics", "serving_memory": "diagnostics", "error": "diagnostics",
-                   "training_job_memory": "sizing", "serving_job_memory": "sizing", "training_count": "sizing"}
+                   "training_job_memory": "sizing", "serving_job_memory": "sizing", "training_count": "sizing", "training_step": "sizing"}
 SHOWN_FACTS = 40
 STATED_CASE_CHARS = 160  # a description this long states its case: answered, never asked which reading was meant
 
@@ -56,7 +56,11 @@ def prose_subject(und: Understanding, case: Case) -> str | None:
     full fine-tune a 13B?"). A question that also asks for time, cost, speed or a serving load stays with its handler."""
     s = und.slots
     topics = set(case.mentions("topic"))
-    if case.artefacts or not (s.model or s.params_b) or topics & {"time", "cost", "speed"} or s.deadline_hours or s.budget or s.tokens:
+    if case.artefacts or not (s.model or s.params_b):
+        return None
+    if "step" in topics and case.fact("tp") is not None and (s.gpus or s.gpu):
+        return "training_step"  # "TP 8, PP 4, micro-batch 1, 1,024 A100s: how long per step?" — the layout is given
+    if topics & {"time", "cost", "speed"} or s.deadline_hours or s.budget or s.tokens:
         return None
     serving = s.task == "inference" or ("serving" in topics and "training" not in topics)
     if serving or "rl" in topics or und.intent in ("claim_check", "compare", "cloud_vs_onprem"):

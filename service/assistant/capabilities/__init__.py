@@ -7,7 +7,7 @@ A capability reads the Case and the slots from understanding, never the raw mess
 
 from __future__ import annotations
 
-from service.assistant.capabilities import diagnose, serving_memory, training_memory  # noqa: F401 — they register themselves
+from service.assistant.capabilities import diagnose, serving_memory, step_time, training_memory  # noqa: F401 — they register themselves
 from service.assistant.capabilities.base import CAPABILITIES, Finding, capability
 from service.assistant.capabilities.compose import compose
 from service.assistant.capabilities.table import capabilities_for

@@ -116,9 +116,14 @@ def key_value_facts(text: str, first_line: int, *, parser: str) -> list[Fact]:
 
 
 # Settings said in words ("batch 4", "micro-batch size of 2", "seq len 8192", "序列长度 4096"): the commonest two, read from prose.
+NUMBER = r"(\d{1,3}(?:,\d{3})+|\d{1,7})"
 PROSE_SETTINGS = (
+    ("tp", re.compile(r"(?<![\w-])(?:TP|tensor[- ]parallel(?:ism)?(?:[ _-]size)?|张量并行(?:度)?)\s{0,3}(?:of|=|:|为|是)?\s{0,3}(\d{1,3})(?![\d.])", re.I)),
+    ("pp", re.compile(r"(?<![\w-])(?:PP|pipeline[- ]parallel(?:ism)?(?:[ _-]size)?|流水线并行(?:度)?)\s{0,3}(?:of|=|:|为|是)?\s{0,3}(\d{1,3})(?![\d.])", re.I)),
+    ("global_batch", re.compile(r"(?<![\w-])(?:global[ _-]?batch(?:[ _-]?size)?|全局\s?batch)\s{0,3}(?:of|=|:|为|是)?\s{0,3}" + NUMBER + r"(?![\d.])", re.I)),
     ("micro_batch", re.compile(r"(?<![\w-])(?:micro[- _]?batch(?:[ _-]?size)?|batch[ _-]?size|batch|bs)\s{0,3}(?:of|=|:|为|是|设为|设成)?\s{0,3}(\d{1,4})(?![\d.kK])", re.I)),
-    ("seq_len", re.compile(r"(?<![\w-])(?:seq(?:uence)?[ _-]?len(?:gth)?|max[ _-]?len(?:gth)?|cutoff[ _-]?len|序列长度|最大长度)\s{0,3}(?:of|=|:|为|是|设为|设成)?\s{0,3}(\d{3,7})(?![\d.kK])", re.I)),
+    ("seq_len", re.compile(r"(?<![\w-])(?:seq(?:uence)?(?:[ _-]?len(?:gth)?)?|max[ _-]?len(?:gth)?|cutoff[ _-]?len|序列长度|最大长度)\s{0,3}(?:of|=|:|为|是|设为|设成)?\s{0,3}"
+                          + NUMBER + r"(?![\d.kK])", re.I)),
 )
 
 
@@ -127,5 +132,7 @@ def prose_setting_facts(line: str, line_no: int) -> list[Fact]:
     for name, pattern in PROSE_SETTINGS:
         match = pattern.search(line[:2000])
         if match:
-            facts.append(Fact(name=name, value=int(match.group(1)), line=line_no, quote=match.group(0).strip()[:80], parser="prose"))
+            value = int(match.group(1).replace(",", ""))
+            if name != "seq_len" or value >= 128:
+                facts.append(Fact(name=name, value=value, line=line_no, quote=match.group(0).strip()[:80], parser="prose"))
     return facts
