@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from service.assistant.capabilities import diagnose, serving_memory, step_time, training_memory  # noqa: F401 — they register themselves
 from service.assistant.capabilities.base import CAPABILITIES, Finding, capability
-from service.assistant.capabilities.compose import compose
+from service.assistant.capabilities.compose import compose, lead_agrees
 from service.assistant.capabilities.table import capabilities_for
 from service.assistant.handlers.base import Context, Draft
 
@@ -24,4 +24,5 @@ def answer_case(ctx: Context) -> Draft | None:
     findings = [f for f in (CAPABILITIES[name](ctx) for name in names) if f is not None]
     if not findings:
         findings = [f for f in (CAPABILITIES[name](ctx) for name in fallback) if f is not None]
+    findings = [f for f in findings if lead_agrees(f)]  # a lead its own figures contradict is never sent
     return compose(findings) if findings else None

@@ -32,6 +32,14 @@ def _renumbered(findings: list[Finding]) -> tuple[list[Finding], list]:
     return out, hits
 
 
+def lead_agrees(finding: Finding) -> bool:
+    """The first sentence against the tool figures it rests on: a "no" needs the need above the capacity, a "yes" within it."""
+    need, capacity = finding.basis.get("need"), finding.basis.get("capacity")
+    if need is None or capacity is None or finding.verdict not in ("yes", "no", "tight"):
+        return True
+    return (finding.verdict == "no") == (need > capacity) or finding.verdict == "yes" and finding.lead.startswith(("**Yes, with", "**可以，但"))
+
+
 def compose(findings: list[Finding]) -> Draft:
     findings, hits = _renumbered(findings)
     first = findings[0]

@@ -48,3 +48,12 @@ def test_a_host_oom_is_cpu_ram_not_gpu_memory(advisor) -> None:
                           "why does it die? GPUs have plenty of memory")
     assert answer.understanding.signatures[0] == "host_oom"
     assert "CPU RAM" in lead(answer)
+
+
+def test_a_lead_its_own_figures_contradict_is_not_sent() -> None:
+    from service.assistant.capabilities.base import Finding
+    from service.assistant.capabilities.compose import lead_agrees
+
+    assert lead_agrees(Finding("size_training_memory", lead="**No — ...", verdict="no", basis={"need": 50.0, "capacity": 40.0}))
+    assert not lead_agrees(Finding("size_training_memory", lead="**No — ...", verdict="no", basis={"need": 30.0, "capacity": 40.0}))
+    assert not lead_agrees(Finding("size_training_memory", lead="**Yes — ...", verdict="yes", basis={"need": 50.0, "capacity": 40.0}))
