@@ -34,8 +34,38 @@ SEALED_TARGETS = {"share_graded_2": ("min", 0.70), "share_graded_0": ("max", 0.1
                   "language_match": ("min", 1.0)}
 
 
+GENERIC_RUBRIC = {"2": "an expert would accept it: answers what was asked, correctly, with the points the writer expected",
+                  "1": "partly useful: some right points, but misses the main one, buries it or hedges",
+                  "0": "misses the question, is wrong, refuses or asks a needless question"}
+
+
+def blind_items(name: str) -> list[dict[str, Any]]:
+    """A synthetic blind set as real-set items, for the same 0/1/2 grading: it has no thread, so the grader judges as an expert,
+    with the writer's expected points (its keyword groups) as the key points."""
+    from evaluators.blind_eval import BLIND_DIR
+
+    items = []
+    for line in (BLIND_DIR / f"{name}.jsonl").read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        item = json.loads(line)
+        expected = [" / ".join(group) for turn in item["turns"] for group in turn.get("must", [])]
+        items.append({"id": item["id"], "lang": item["lang"], "category": item["category"], "source": "synthetic",
+                      "turns": [{"user": t["user"], "expect": t.get("expect", "answer"), "must": t.get("must", []), "ranges": t.get("ranges", [])}
+                                for t in item["turns"]],
+                      "accepted_answer": "(a synthetic question written by someone imagining users: no thread; judge as an expert would; "
+                                         + ("it expects a refusal or a clarifying question" if item["turns"][0].get("expect") != "answer" else
+                                            "the writer expected the points below") + ")",
+                      "key_points": expected or ["(none listed)"], "must": item["turns"][0].get("must", []), "rubric": GENERIC_RUBRIC})
+    return items
+
+
 def load(set_name: str) -> list[dict[str, Any]]:
-    return dev_items() if set_name == "dev" else unseal(set_name)
+    if set_name == "dev":
+        return dev_items()
+    if set_name.startswith("blind_set_"):
+        return blind_items(set_name)
+    return unseal(set_name)
 
 
 def visible_and_folded(answer: Any) -> tuple[str, str, list[str]]:

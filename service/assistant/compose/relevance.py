@@ -7,13 +7,16 @@ best passage alone answers, in plain prose, rather than a stitch of neighbours t
 
 from __future__ import annotations
 
-import re
+from service.understanding.case.entities import TOKEN, entities  # noqa: F401 — the question's entities, read by understanding too
 
-from service.understanding.case.entities import entities  # noqa: F401 — the question's entities, read by understanding too
+
+def words_of(passage: str) -> frozenset[str]:
+    """The passage's identifier-like words, lower case (the same tokens `entities` reads)."""
+    return frozenset(m.group(0).strip(".-/+").lower() for m in TOKEN.finditer(passage))
 
 
 def names(entity: str, passage: str) -> bool:
-    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(entity)}(?![A-Za-z0-9_])", passage, re.IGNORECASE) is not None
+    return entity in words_of(passage)
 
 
 SHARED_TERMS = 3  # search terms a passage shares with the question to stay in without naming one of its entities
@@ -28,6 +31,6 @@ def about_the_question(question: str, hits: list) -> list:
     from service.retrieval.text import term_set
 
     terms = term_set(question)
-    kept = [h for i, h in enumerate(hits) if i == 0 or any(names(e, f"{h.title} {h.heading} {h.text}") for e in wanted)
+    kept = [h for i, h in enumerate(hits) if i == 0 or wanted & words_of(f"{h.title} {h.heading} {h.text}")
             or len(terms & term_set(f"{h.heading} {h.text}")) >= SHARED_TERMS]
     return kept
