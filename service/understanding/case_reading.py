@@ -56,13 +56,18 @@ def prose_subject(und: Understanding, case: Case) -> str | None:
     full fine-tune a 13B?"). A question that also asks for time, cost, speed or a serving load stays with its handler."""
     s = und.slots
     topics = set(case.mentions("topic"))
-    if case.artefacts or not (s.model or s.params_b):
+    if case.artefacts:
         return None
+    if not (s.model or s.params_b):
+        engine = bool(case.mentions("engine")) or s.task == "inference"
+        return "serving_memory" if engine and "oom_report" in set(case.mentions("topic")) else None
     if "step" in topics and case.fact("tp") is not None and (s.gpus or s.gpu):
         return "training_step"  # "TP 8, PP 4, micro-batch 1, 1,024 A100s: how long per step?" — the layout is given
     if topics & {"time", "cost", "speed"} or s.deadline_hours or s.budget or s.tokens:
         return None
-    serving = s.task == "inference" or ("serving" in topics and "training" not in topics)
+    serving = s.task == "inference" or ("serving" in topics and "training" not in topics) or bool(case.mentions("engine"))
+    if serving and "oom_report" in topics:
+        return "serving_memory"  # "the SGLang server crashes with CUDA OOM when long requests arrive"
     if serving or "rl" in topics or und.intent in ("claim_check", "compare", "cloud_vs_onprem"):
         return None
     if "oom_report" in topics:  # "... 爆显存了", "keeps hitting OOM"; not "will it OOM?"

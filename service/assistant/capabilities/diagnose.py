@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from service.assistant.capabilities.base import Finding, capability
-from service.assistant.capabilities.job import case_of
+from service.assistant.capabilities.job import case_of, engine_of
 from service.assistant.handlers.base import Context
 from service.assistant.messages import say
 from service.contract import ChecklistBlock, ChecklistStep
@@ -77,9 +77,13 @@ def diagnose(ctx: Context) -> Finding | None:
     lang = ctx.lang
     case = case_of(ctx)
     found = [s for s in case.signatures if family(s) not in REPORTS and s in explanations()]
+    if not found and case.subject in ("training_oom", "serving_memory"):
+        found = ["cuda_oom"]  # an OOM reported in words: no error line, the same diagnosis
     if not found:
         return None
     top = found[0]
+    if top == "cuda_oom" and (case.subject == "serving_memory" or engine_of(ctx)):
+        top = "cuda_oom_serving"  # a serving engine's OOM is not a training job's: its own settings explain it
     values: dict[str, Any] = {f.name: f.value for f in reversed(case.facts)}
     values["gpu_sm_text"] = f" (sm_{values['gpu_sm']})" if values.get("gpu_sm") else ""
     card = explanations()[top][lang]

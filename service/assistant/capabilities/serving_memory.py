@@ -64,6 +64,8 @@ def size_serving_memory(ctx: Context) -> Finding | None:
     hit = source_hit(f"engine-{name}", lang, spec["source"], say("case.serving.engine_source", lang, **knobs))
     model = model_payload(ctx, facts)
     if model is None:
+        if case.signatures:
+            return None  # an error with no model to size: the diagnosis of the error answers (the table's fallback)
         if case.act in ("cause", "none", "procedure", "yes_no") and "memory" in case.mentions("topic"):
             lead = say("case.serving.by_design_generic", lang, **knobs)
             return Finding("size_serving_memory", lead=lead, points=[say("case.serving.lower_fraction_generic", lang, **knobs) + " [1]"],
@@ -83,6 +85,8 @@ def size_serving_memory(ctx: Context) -> Finding | None:
         return None
     works = [("inference", result.work)]
     if capacity is None:
+        if case.subject == "serving_memory":
+            return None  # an OOM on a card we cannot size: the diagnosis of a serving OOM answers
         return _weights_only(ctx, payload, result, works, lang)
     if _count_asked(ctx) and not facts.get("tp"):
         counted = _fewest_gpus(ctx, payload, capacity, fraction)

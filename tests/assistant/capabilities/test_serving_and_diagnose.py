@@ -57,3 +57,19 @@ def test_a_lead_its_own_figures_contradict_is_not_sent() -> None:
     assert lead_agrees(Finding("size_training_memory", lead="**No — ...", verdict="no", basis={"need": 50.0, "capacity": 40.0}))
     assert not lead_agrees(Finding("size_training_memory", lead="**No — ...", verdict="no", basis={"need": 30.0, "capacity": 40.0}))
     assert not lead_agrees(Finding("size_training_memory", lead="**Yes — ...", verdict="yes", basis={"need": 50.0, "capacity": 40.0}))
+
+
+def test_a_serving_oom_in_words_is_diagnosed_as_a_serving_oom_not_a_training_one(advisor) -> None:
+    answer = ask(advisor, "Serving Qwen2.5-7B with SGLang, the server crashes with CUDA OOM when several long requests arrive at once.")
+    assert answer.understanding.subject == "serving_memory"
+    text = answer.answer
+    assert "--mem-fraction-static" in text and "--max-prefill-tokens" in text
+    assert "gradient checkpointing" not in text and "optimizer" not in lead(answer).lower()
+
+
+def test_a_kv_error_with_an_unknown_model_is_diagnosed_not_called_by_design(advisor) -> None:
+    answer = ask(advisor, "vLLM on our RTX 6000 Ada fails:\n```\nValueError: The model's max seq len (30000) is larger than the maximum number of "
+                          "tokens that can be stored in KV cache (3984). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` "
+                          "when initializing the engine.\n```\nHow could that be with enough VRAM?")
+    assert "by design" not in lead(answer)
+    assert "3984" in answer.answer and "--enable-chunked-prefill" in answer.answer
