@@ -27,11 +27,16 @@ def language_text(text: str, case: Case) -> str:
 
 
 def enriched_slots(slots, case: Case, catalog):
-    """The prose slots with what the case read more precisely: the card variant a memory size picks ("A100 GPUs (40GB)")."""
+    """The prose slots with what the case read more precisely: the card variant a memory size picks ("A100 GPUs (40GB)"),
+    and serving for a model one wants to "run" or "load" when no training word is said ("enough to run the 5B model?")."""
+    update = {}
     variant = case.get("gpu_variant")
     if variant and variant in catalog.gpus and (slots.gpu is None or _family(catalog, slots.gpu) == _family(catalog, str(variant))):
-        return slots.model_copy(update={"gpu": str(variant)})
-    return slots
+        update["gpu"] = str(variant)
+    topics = set(case.mentions("topic"))
+    if slots.task is None and "run" in topics and "training" not in topics and not slots.method and not case.artefacts:
+        update["task"] = "inference"
+    return slots.model_copy(update=update) if update else slots
 
 
 def _family(catalog, gpu_id: str) -> str:
