@@ -34,7 +34,8 @@ def enriched_slots(slots, case: Case, catalog):
     if variant and variant in catalog.gpus and (slots.gpu is None or _family(catalog, slots.gpu) == _family(catalog, str(variant))):
         update["gpu"] = str(variant)
     topics = set(case.mentions("topic"))
-    if slots.task is None and "run" in topics and "training" not in topics and not slots.method and not case.artefacts:
+    fit_question = case.act in ("yes_no", "quantity") and (slots.gpu or slots.card_memory_gb) and not (slots.budget or slots.users)
+    if slots.task is None and fit_question and "run" in topics and "training" not in topics and not slots.method and not case.artefacts:
         update["task"] = "inference"
     return slots.model_copy(update=update) if update else slots
 
