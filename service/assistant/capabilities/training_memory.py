@@ -134,6 +134,7 @@ def size_training_memory(ctx: Context) -> Finding | None:
     if verdict != "yes" and (count_asked or "more_gpus" in asked or keep is None):
         more, more_result = _more_gpus(ctx, payload, capacity)
     oom = case.get("oom_total_gib") is not None or "cuda_oom" in case.signatures or case.subject == "training_oom"
+    shown_keep = False  # the cheapest change already leads
     if count_asked and more and more_result is not None:
         lead = say("case.memory.count", lang, gpus=more, card=_card_name(ctx, gpu), after=gib(more_result.per_gpu.total_gib), capacity=gib(capacity))
         works.append((say("case.short.more_gpus", lang), more_result.work))
@@ -149,8 +150,14 @@ def size_training_memory(ctx: Context) -> Finding | None:
             works.append((describe(keep[0].steps, lang, job.gpus), keep[1].work))
             keep = None
             verdict = "yes"
+        elif case.act == "procedure" and not asked and verdict != "yes" and keep is not None:
+            # "Is there a way to fix it?" / "有办法解决吗": the fix leads, with the job as launched beside it.
+            label = describe(keep[0].steps, lang, job.gpus)
+            lead = say("case.memory.fix_first", lang, option=label, after=gib(keep[1].per_gpu.total_gib), capacity=gib(capacity), need=gib(need))
+            works.append((label, keep[1].work))
+            shown_keep = True
     if verdict != "yes" or oom:
-        shown = set(asked[:2])
+        shown = set(asked[:2]) | ({keep[0].option} if shown_keep and keep is not None else set())
         if keep is not None and keep[0].option not in shown:
             label = describe(keep[0].steps, lang, job.gpus)
             points.append(say("case.memory.cheapest", lang, option=label, need=gib(keep[1].per_gpu.total_gib)))

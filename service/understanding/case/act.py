@@ -20,19 +20,19 @@ MAX_PARTS = 6
 
 
 @cache
-def _cues() -> tuple[tuple[str, ...], dict[str, dict[str, tuple[re.Pattern[str], ...]]]]:
+def _cues() -> tuple[tuple[str, ...], dict[str, dict[str, tuple[re.Pattern[str], ...]]], dict[str, str]]:
     data = yaml.safe_load(DATA.read_text(encoding="utf-8"))
     priority = tuple(data["priority"])
     table = {lang: {act: tuple(re.compile(p, re.IGNORECASE | re.ASCII) for p in data[lang].get(act, ())) for act in priority} for lang in ("en", "zh")}
-    return priority, table
+    return priority, table, dict(data.get("acts_as") or {})
 
 
 def act_of(sentence: str) -> Act:
-    priority, table = _cues()
+    priority, table, acts_as = _cues()
     languages = ("zh", "en") if CJK.search(sentence) else ("en",)
     for act in priority:
         if any(p.search(sentence) for lang in languages for p in table[lang][act]):
-            return act  # type: ignore[return-value]
+            return acts_as.get(act, act)  # type: ignore[return-value]
     return "none"
 
 

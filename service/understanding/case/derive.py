@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from service.catalog import Catalog
+from service.understanding.case.mentions import mention_patterns
 from service.understanding.case.model import Fact, Scalar
 
 # Memory sizes of the catalog's cards as PyTorch reports total capacity (GiB, a little under the nominal size).
@@ -114,6 +115,8 @@ def _sharding(d: Derived) -> None:
         d.add("sharding", "zero2" if "grad_op" in value or value == "2" else "fsdp" if "full" in value or value == "1" or "hybrid" in value else "none", strategy)
     elif distributed is not None and str(distributed.value).upper() == "FSDP":
         d.add("sharding", "fsdp", distributed)
+    elif (said := _stage_in_prose(d)) is not None:
+        d.add("sharding", *said)
     opt, param = d.first("offload_optimizer"), d.first("offload_param")
     fsdp_offload = d.first("fsdp_offload_params")
     if param is not None and str(param.value).lower() in ("cpu", "nvme"):
@@ -124,6 +127,29 @@ def _sharding(d: Derived) -> None:
         d.add("offload", "optimizer", opt)
     elif (hint := d.first("offload_hint")) is not None:
         d.add("offload", "optimizer", hint)
+
+
+# The stage a user says they run ("用的是 deepspeed zero stage2 配置", "with ZeRO-3 on 8 GPUs"): one stage named, in a
+# clause that is not itself the question ("would ZeRO-3 fix it?" asks about a change, it does not state the job).
+STAGES = {"option:zero2": "zero2", "option:zero3": "zero3"}
+CLAUSE_END = re.compile(r"[.。!！?？;；,，]")
+
+
+def _stage_in_prose(d: Derived) -> tuple[str, Fact] | None:
+    said = [f for f in d.facts if f.name == "mention" and f.value in STAGES]
+    if len({f.value for f in said}) != 1:
+        return None
+    fact = said[0]
+    pattern = dict(mention_patterns())[fact.value]
+    match = pattern.search(fact.quote)
+    if match is None:
+        return None
+    end = CLAUSE_END.search(fact.quote, match.end())
+    if end is not None and end.group(0) in "?？":
+        return None
+    if end is None and re.search(r"[?？]\s*$", fact.quote):
+        return None
+    return STAGES[fact.value], fact
 
 
 def _method(d: Derived) -> None:

@@ -22,6 +22,11 @@ def _patterns() -> list[tuple[str, re.Pattern[str]]]:
             for kind, entries in data.items() for name, patterns in entries.items()]
 
 
+def mention_patterns() -> list[tuple[str, re.Pattern[str]]]:
+    """(`<kind>:<name>`, its compiled alternation), for readers that need where in a line a mention sits."""
+    return _patterns()
+
+
 def mention_facts(line: str, line_no: int) -> list[Fact]:
     head = line[:2000]
     return [Fact(name="mention", value=value, line=line_no, quote=line.strip()[:200], parser="prose")

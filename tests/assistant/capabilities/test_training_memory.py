@@ -41,6 +41,14 @@ def test_asking_whether_zero3_fixes_it_answers_for_zero3_with_the_tool(advisor) 
     assert zero3, "the change asked about is run through the memory tool"
 
 
+def test_asking_for_a_way_to_fix_it_leads_with_the_cheapest_fix_that_fits(advisor) -> None:
+    answer = ask(advisor, OOM_CASE + "\nIs there any way to fix it?")
+    first = lead(answer)
+    assert first.startswith("**Yes: with") and "as launched" in first, first
+    after, capacity, need = figures(first)[:3]
+    assert after <= capacity < need
+
+
 def test_a_fit_question_in_words_is_sized_on_the_card_variant_it_names(advisor) -> None:
     # "A100 ... (40GB)": the memory the user wrote picks the 40 GB card, which the name alone defaults away from.
     answer = ask(advisor, "Can we full fine-tune Llama 2 13B on 8 A100 GPUs (40GB each)?")

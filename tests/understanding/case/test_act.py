@@ -20,6 +20,9 @@ from service.understanding.case.act import act_of, read_parts
     ("全参微调 14B 需要几张卡", "quantity"),
     ("为什么 loss 一直是 nan", "cause"),
     ("该怎么设置 NCCL 的网卡", "procedure"),
+    ("Is there any way to fix it?", "procedure"),  # a request for the fix, phrased as yes/no
+    ("batch size=1 也 OOM，有办法解决吗？", "procedure"),
+    ("Can I fix it with more GPUs?", "yes_no"),  # names the change: a verdict on it
 ])
 def test_the_act_of_a_sentence(sentence: str, act: str) -> None:
     assert act_of(sentence) == act

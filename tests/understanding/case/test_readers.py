@@ -93,3 +93,14 @@ def test_nvidia_smi_gives_driver_cuda_cards_and_memory(catalog) -> None:
 def test_a_bad_config_gives_no_facts_and_no_error(catalog) -> None:
     case = read_case('{"zero_optimization": {"stage": 3,,,\n', catalog)
     assert case.get("zero_stage") is None
+
+
+@pytest.mark.parametrize(("text", "sharding"), [
+    ("8卡V100全量微调llama-7b，使用的是deepspeed zero stage2示例配置，batch size=1也OOM", "zero2"),
+    ("Full fine-tune of llama-7b on 8 V100s with ZeRO stage 3 runs out of memory.", "zero3"),
+    ("Full fine-tune of llama-7b on 8 V100s runs out of memory. Would ZeRO-3 fix it?", None),  # asked about, not run
+    ("We run ZeRO-2 on 8 V100s and it OOMs; is ZeRO-3 better?", None),  # two stages named: not read from prose
+])
+def test_the_zero_stage_said_in_prose_is_the_jobs_unless_it_is_the_question(catalog, text, sharding) -> None:
+    got = facts(read_case(text, catalog))
+    assert got.get("sharding") == sharding
