@@ -31,6 +31,7 @@ from service.assistant.grounding import check
 from service.assistant.handlers import HANDLERS
 from service.assistant.handlers.base import Cancelled, Context, Draft, Searcher
 from service.assistant.handlers.knowledge import knowledge_instead_of_asking
+from service.assistant.input_bounds import bound
 from service.assistant.messages import say
 from service.assistant.stage_timing import StageClock, TimedSearcher, fallback_code
 from service.assistant.answer_memo import AnswerMemo, MemoEntry, for_turn
@@ -85,9 +86,13 @@ def collapse_whitespace(text: str) -> str:
 
 @dataclass
 class Turn:
-    """A validated request, resolved to its conversation before any work starts."""
+    """A validated request, resolved to its conversation before any work starts.
+
+    `message` is the question as asked (whitespace collapsed): it is what is stored. `text` is what every reader
+    sees: the message with its long runs bounded (input_bounds.py), the same for ordinary questions."""
 
     text: str
+    message: str
     request: ChatRequest
     conversation_id: str
     channel: Channel
@@ -131,8 +136,8 @@ class Assistant:
 
     # -- steps ----------------------------------------------------------------
     def _prepare(self, request: ChatRequest, channel: Channel, owner: str | None) -> Turn:
-        text = self._validate(request)
-        return Turn(text=text, request=request, conversation_id=self._conversation(request, owner), channel=channel, owner=owner)
+        message = self._validate(request)
+        return Turn(text=bound(message), message=message, request=request, conversation_id=self._conversation(request, owner), channel=channel, owner=owner)
 
     def forget(self, conversation_id: str) -> None:
         """A deleted conversation: clear any question text analytics kept of it."""
@@ -140,7 +145,7 @@ class Assistant:
             self.recorder.forget(conversation_id)
 
     def _run(self, turn: Turn, *, emit: Emit | None, cancelled: threading.Event | None) -> Answer:
-        facts = TurnFacts(channel=turn.channel, conversation_id=turn.conversation_id, text=turn.text)
+        facts = TurnFacts(channel=turn.channel, conversation_id=turn.conversation_id, text=turn.message)
         try:
             answer = self._answer(turn, facts, emit=emit, cancelled=cancelled)
         except Cancelled:
@@ -204,7 +209,7 @@ class Assistant:
         answer.timings_ms = clock.answer_view()
         with clock.stage("persist"):
             stored, slots = answer.model_dump(mode="json"), followup.state(und, turn.text, state)
-            self.store.save_turn(turn.conversation_id, turn.text, stored, slots, und.language, channel=turn.channel)
+            self.store.save_turn(turn.conversation_id, turn.message, stored, slots, und.language, channel=turn.channel)
         if memoisable:
             self.memo.put(turn.text, turn.request.language, MemoEntry(answer=answer, stored=stored, slots=slots, language=und.language,
                                                                       intent=und.intent, trace=und.trace, top_score=facts.top_score))
@@ -222,7 +227,7 @@ class Assistant:
                                   message_id=message_id)
         answer.timings_ms = clock.answer_view()
         with clock.stage("persist"):
-            self.store.save_turn(turn.conversation_id, turn.text, {**stored, "timings_ms": answer.timings_ms}, entry.slots, entry.language,
+            self.store.save_turn(turn.conversation_id, turn.message, {**stored, "timings_ms": answer.timings_ms}, entry.slots, entry.language,
                                  channel=turn.channel)
         log.info("answered intent=%s lang=%s channel=%s memo=1 ms=%.1f", entry.intent, entry.language, turn.channel,
                  (time.perf_counter() - started) * 1000)
