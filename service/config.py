@@ -145,6 +145,8 @@ class Settings(BaseSettings):
     llm_breaker_cooldown_s: float = Field(default=30.0, gt=0, le=3600)
 
     max_message_chars: int = Field(default=4000, ge=100, le=100_000)
+    # CPU seconds one chat turn may use (service/assistant/budget.py); past it the turn stops with a short notice.
+    turn_budget_s: float = Field(default=1.0, gt=0, le=600)
 
     # Slack channel (service/channels/slack): the /slack routes exist only when both secrets are set.
     slack_bot_token: SecretStr | None = Field(default=None, validation_alias=AliasChoices("ADVISOR_SLACK_BOT_TOKEN", "SLACK_BOT_TOKEN"))

@@ -24,7 +24,9 @@ from dataclasses import dataclass
 
 from service.analytics.recorder import Recorder
 from service.analytics.records import TurnFacts, outcome_of
+from service import budget
 from service.assistant import followup
+from service.budget import OverBudget
 from service.assistant.changes import note_changes
 from service.assistant.compose.work import work_block
 from service.assistant.grounding import check
@@ -102,7 +104,7 @@ class Turn:
 class Assistant:
     def __init__(self, catalog: Catalog, index: Searcher, store: ConversationStore, *, writer: Writer | None = None,
                  max_message_chars: int = 4000, secrets: tuple[str, ...] = (), understander: Understander | None = None,
-                 recorder: Recorder | None = None, memo_size: int = 0) -> None:
+                 recorder: Recorder | None = None, memo_size: int = 0, turn_budget_s: float | None = None) -> None:
         self.catalog, self.index, self.store = catalog, index, store
         # First-turn answers by question (answer_memo.py); only without an LLM writer, whose prose is not a function of the question.
         self.memo = AnswerMemo(memo_size if writer is None else 0)
@@ -112,6 +114,7 @@ class Assistant:
         self.understander: Understander = understander or default_understander(catalog)
         self.writer = writer
         self.max_message_chars = max_message_chars
+        self.turn_budget_s = turn_budget_s  # CPU seconds per turn (budget.py); None: unlimited
         self._secrets = tuple(s for s in secrets if s and len(s) >= 4)
 
     # -- public ---------------------------------------------------------------
@@ -147,9 +150,12 @@ class Assistant:
     def _run(self, turn: Turn, *, emit: Emit | None, cancelled: threading.Event | None) -> Answer:
         facts = TurnFacts(channel=turn.channel, conversation_id=turn.conversation_id, text=turn.message)
         try:
-            answer = self._answer(turn, facts, emit=emit, cancelled=cancelled)
+            with budget.turn_budget(self.turn_budget_s):
+                answer = self._answer(turn, facts, emit=emit, cancelled=cancelled)
         except Cancelled:
             raise  # the client left: nothing was answered, nothing to record
+        except OverBudget as stop:
+            return self._over_budget(turn, facts, stop, emit)
         except Exception:
             if self.recorder is not None:
                 self.recorder.record(facts, outcome="error", tools=[])
@@ -175,6 +181,7 @@ class Assistant:
                 und = self.understander.understand(turn.text, language=turn.request.language, state=state)
         if entry is not None:
             return self._replay(turn, facts, entry, clock, started)
+        budget.check("understand")
         message_id = new_id("msg")
         facts.language, facts.intent, facts.message_id, facts.trace = und.language, und.intent, message_id, und.trace
         send(MetaEvent(conversation_id=turn.conversation_id, conversation_key=turn.request.conversation_key, message_id=message_id,
@@ -188,6 +195,7 @@ class Assistant:
         # The handler retrieves and calls tools; what is not retrieval is the tools and the handler's own reasoning.
         clock.add("retrieve", searcher.seconds)
         clock.add("tools", time.perf_counter() - handled - searcher.seconds - searcher.compose_seconds)
+        budget.check("compose")
         with clock.stage("compose", plus=searcher.compose_seconds):
             answer = self._compose(turn, message_id, ctx, draft, clock=clock)
         send(CitationsEvent(citations=answer.citations))
@@ -205,7 +213,10 @@ class Assistant:
             self._redact(answer)
             for piece in split_deltas(answer.answer):
                 send(DeltaEvent(text=piece))
-        ctx.check_cancelled()  # a client that left never saw this answer: do not record it as given
+        # A client that left never saw this answer: do not record it as given. (Not the budget: the work is done, and a
+        # finished answer is not thrown away for what it cost.)
+        if cancelled is not None and cancelled.is_set():
+            raise Cancelled()
         answer.timings_ms = clock.answer_view()
         with clock.stage("persist"):
             stored, slots = answer.model_dump(mode="json"), followup.state(und, turn.text, state)
@@ -231,6 +242,31 @@ class Assistant:
                                  channel=turn.channel)
         log.info("answered intent=%s lang=%s channel=%s memo=1 ms=%.1f", entry.intent, entry.language, turn.channel,
                  (time.perf_counter() - started) * 1000)
+        return answer
+
+    def _over_budget(self, turn: Turn, facts: TurnFacts, stop: OverBudget, emit: Emit | None) -> Answer:
+        """The turn used up its CPU budget: a short notice in the user's language, counted and recorded, nothing stored
+        (its conversation keeps the state it had before this question)."""
+        lang = facts.language or turn.request.language or detect_language(turn.text)
+        meta_sent = facts.message_id is not None
+        message_id = facts.message_id or new_id("msg")
+        intent = facts.intent or "out_of_scope"
+        blocks: list[Block] = [LeadBlock(text=say("pipeline.over_budget", lang))]
+        answer = Answer(conversation_id=turn.conversation_id, conversation_key=turn.request.conversation_key, message_id=message_id,
+                        answer=markdown.render(blocks, lang), blocks=blocks, language=lang, intent=intent, grounding=Grounding(numbers_checked=0))
+        budget.count(stop.stage)
+        log.warning("turn over its CPU budget at %s: %.3f s (limit %.3g s) channel=%s", stop.stage, stop.spent_s, self.turn_budget_s, turn.channel)
+        if emit is not None:
+            if not meta_sent:
+                emit(MetaEvent(conversation_id=turn.conversation_id, conversation_key=turn.request.conversation_key, message_id=message_id,
+                               language=lang, intent=intent))
+            emit(BlockEvent(index=0, block=blocks[0]))
+            for piece in split_deltas(answer.answer):
+                emit(DeltaEvent(text=piece))
+            emit(DoneEvent(answer=answer))
+        if self.recorder is not None:
+            facts.language, facts.intent, facts.message_id = lang, intent, message_id
+            self.recorder.record(facts, outcome="over_budget", tools=[])
         return answer
 
     def _validate(self, request: ChatRequest) -> str:
@@ -285,6 +321,7 @@ class Assistant:
             grounding=Grounding(numbers_checked=0), slots=ctx.slots.stated(), understanding=ctx.understanding.trace,
         )
         # Grounding runs over the blocks as rendered: every figure a reader sees is checked.
+        budget.check("grounding")
         grounding_started = time.perf_counter()
         answer.grounding = self._ground(answer.answer, ctx, draft)
         if clock is not None:

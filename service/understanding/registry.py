@@ -11,12 +11,12 @@ import hashlib
 import re
 import threading
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 
 import yaml
 
 from service.catalog.terms import Spelling, TermFinder
+from service import budget
 
 DATA_DIR = Path(__file__).parent / "data"
 LANGUAGES = ("en", "zh")
@@ -99,7 +99,7 @@ class _VocabularyIndex:
     def find(self, text: str) -> tuple[tuple[tuple[int, int, int], ...], ...]:
         finder = self._finder
         if finder is None:
-            with self._lock:
+            with self._lock, budget.not_charged():
                 if self._finder is None:
                     self._finder = TermFinder(list(self._groups))
                 finder = self._finder
@@ -177,7 +177,7 @@ class Registry:
         return self.languages[language].messages[key].format(**values)
 
 
-@cache
+@budget.loader
 def load_registry(data_dir: Path = DATA_DIR) -> Registry:
     digest = hashlib.sha256()
     for path in sorted(data_dir.rglob("*.yaml")):
