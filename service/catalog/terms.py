@@ -145,7 +145,7 @@ def _span(spelling: _Compiled, text: str, positions: list[int], last: int) -> tu
         for offset, joint in enumerate(spelling.joints, 1):
             between = text[positions[first + offset - 1] + 1 : positions[first + offset]]
             if joint is None and between or isinstance(joint, str) and joint != GAP and between != joint \
-                    or isinstance(joint, re.Pattern) and not joint.fullmatch(between):
+                    or not isinstance(joint, str | None) and not joint.fullmatch(between):
                 return None
     if spelling.lead:
         if text[start - len(spelling.lead) : start].lower() != spelling.lead:
