@@ -34,41 +34,28 @@ class MeteredPattern:
     def __getattr__(self, name: str):
         return getattr(self._pattern, name)
 
-    def _note(self, string, pos: int = 0, endpos: int | None = None) -> None:
-        Meter.applications += 1
-        Meter.scanned += max(0, (len(string) if endpos is None else min(endpos, len(string))) - pos)
 
-    def search(self, string, *args, **kwargs):
-        self._note(string, *args, **kwargs)
-        return self._pattern.search(string, *args, **kwargs)
+def _note(string, pos: int = 0, endpos: int | None = None, *_: object) -> None:
+    Meter.applications += 1
+    Meter.scanned += max(0, (len(string) if endpos is None else min(endpos, len(string))) - pos)
 
-    def match(self, string, *args, **kwargs):
-        self._note(string, *args, **kwargs)
-        return self._pattern.match(string, *args, **kwargs)
 
-    def fullmatch(self, string, *args, **kwargs):
-        self._note(string, *args, **kwargs)
-        return self._pattern.fullmatch(string, *args, **kwargs)
+def _metered(name: str, string_at: int, positions: bool):
+    """The pattern's method `name`, counting its string argument (at `string_at`, followed by pos and endpos when
+    `positions`) first."""
+    def method(self: MeteredPattern, *args, **kwargs):
+        _note(*args[string_at : string_at + (3 if positions else 1)])
+        return getattr(self._pattern, name)(*args, **kwargs)
 
-    def finditer(self, string, *args, **kwargs):
-        self._note(string, *args, **kwargs)
-        return self._pattern.finditer(string, *args, **kwargs)
+    method.__name__ = name
+    return method
 
-    def findall(self, string, *args, **kwargs):
-        self._note(string, *args, **kwargs)
-        return self._pattern.findall(string, *args, **kwargs)
 
-    def split(self, string, *args, **kwargs):
-        self._note(string)
-        return self._pattern.split(string, *args, **kwargs)
-
-    def sub(self, repl, string, *args, **kwargs):
-        self._note(string)
-        return self._pattern.sub(repl, string, *args, **kwargs)
-
-    def subn(self, repl, string, *args, **kwargs):
-        self._note(string)
-        return self._pattern.subn(repl, string, *args, **kwargs)
+for _name in ("search", "match", "fullmatch", "finditer", "findall"):
+    setattr(MeteredPattern, _name, _metered(_name, 0, positions=True))
+setattr(MeteredPattern, "split", _metered("split", 0, positions=False))
+for _name in ("sub", "subn"):
+    setattr(MeteredPattern, _name, _metered(_name, 1, positions=False))
 
 
 def install() -> None:
