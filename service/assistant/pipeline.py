@@ -8,18 +8,19 @@
       -> persist the turn                                                  -> done event
 
 `answer()` runs it in the caller's thread; `stream()` runs it in a worker thread and hands
-the events over as they happen, so the first event reaches the client before the work is done.
+the events over as they happen (event_stream.py), so the first event reaches the client before the work is done.
+Either way a turn computes only once it holds one of the process's slots (gate.py).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
-import queue
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from service.analytics.recorder import Recorder
@@ -33,6 +34,8 @@ from service.assistant.grounding import check
 from service.assistant.handlers import HANDLERS
 from service.assistant.handlers.base import Cancelled, Context, Draft, Searcher
 from service.assistant.handlers.knowledge import knowledge_instead_of_asking
+from service.assistant.event_stream import EventStream
+from service.assistant.gate import TurnGate
 from service.assistant.input_bounds import bound
 from service.assistant.messages import say
 from service.assistant.stage_timing import StageClock, TimedSearcher, fallback_code
@@ -52,7 +55,6 @@ from service.contract import (
     CitationsEvent,
     DeltaEvent,
     DoneEvent,
-    ErrorEvent,
     Feedback,
     Grounding,
     LeadBlock,
@@ -62,7 +64,7 @@ from service.contract import (
     StreamEvent,
     ToolResultEvent,
 )
-from service.errors import InputError, Problem, RetrievalError
+from service.errors import InputError, Problem
 from service.observability import metrics
 from service.render import markdown
 
@@ -71,10 +73,6 @@ CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 WHITESPACE_RUN = re.compile(r"\s+")
 MAX_WORKS_SHOWN = 2
 DELTA_CHARS = 160
-ERROR_MESSAGES = {  # code -> language -> what the user reads in an `error` event
-    "internal_error": {"en": "The answer could not be completed. Please try again.", "zh": "回答未能完成，请重试。"},
-    "index_unavailable": {"en": "The knowledge index is not available yet; try again shortly.", "zh": "知识库索引暂不可用，请稍后再试。"},
-}
 
 Emit = Callable[[StreamEvent], None]
 
@@ -104,7 +102,8 @@ class Turn:
 class Assistant:
     def __init__(self, catalog: Catalog, index: Searcher, store: ConversationStore, *, writer: Writer | None = None,
                  max_message_chars: int = 4000, secrets: tuple[str, ...] = (), understander: Understander | None = None,
-                 recorder: Recorder | None = None, memo_size: int = 0, turn_budget_s: float | None = None) -> None:
+                 recorder: Recorder | None = None, memo_size: int = 0, turn_budget_s: float | None = None,
+                 concurrency: int | None = None) -> None:
         self.catalog, self.index, self.store = catalog, index, store
         # First-turn answers by question (answer_memo.py); only without an LLM writer, whose prose is not a function of the question.
         self.memo = AnswerMemo(memo_size if writer is None else 0)
@@ -115,6 +114,7 @@ class Assistant:
         self.writer = writer
         self.max_message_chars = max_message_chars
         self.turn_budget_s = turn_budget_s  # CPU seconds per turn (budget.py); None: unlimited
+        self.gate = TurnGate(concurrency) if concurrency else None  # turns computed at once (gate.py); None: all at once
         self._secrets = tuple(s for s in secrets if s and len(s) >= 4)
 
     # -- public ---------------------------------------------------------------
@@ -150,7 +150,9 @@ class Assistant:
     def _run(self, turn: Turn, *, emit: Emit | None, cancelled: threading.Event | None) -> Answer:
         facts = TurnFacts(channel=turn.channel, conversation_id=turn.conversation_id, text=turn.message)
         try:
-            with budget.turn_budget(self.turn_budget_s):
+            with self._slot(chars=len(turn.message)), budget.turn_budget(self.turn_budget_s):
+                if cancelled is not None and cancelled.is_set():
+                    raise Cancelled()  # the client left while the turn waited for a slot
                 answer = self._answer(turn, facts, emit=emit, cancelled=cancelled)
         except Cancelled:
             raise  # the client left: nothing was answered, nothing to record
@@ -208,7 +210,7 @@ class Assistant:
                 for piece in split_deltas(pieces[index]):
                     send(DeltaEvent(text=piece))
         if rewrite:
-            with clock.stage("llm"):
+            with clock.stage("llm"), self._slot(released=True):
                 answer = self._rewrite(answer, ctx, draft)
             self._redact(answer)
             for piece in split_deltas(answer.answer):
@@ -243,6 +245,12 @@ class Assistant:
         log.info("answered intent=%s lang=%s channel=%s memo=1 ms=%.1f", entry.intent, entry.language, turn.channel,
                  (time.perf_counter() - started) * 1000)
         return answer
+
+    def _slot(self, *, chars: int = 0, released: bool = False):
+        """A computing slot for a turn of `chars` characters (or, released=True, none while it waits for the LLM)."""
+        if self.gate is None:
+            return contextlib.nullcontext()
+        return self.gate.released() if released else self.gate.turn(chars)
 
     def _over_budget(self, turn: Turn, facts: TurnFacts, stop: OverBudget, emit: Emit | None) -> Answer:
         """The turn used up its CPU budget: a short notice in the user's language, counted and recorded, nothing stored
@@ -364,56 +372,6 @@ class Assistant:
             for secret in self._secrets:
                 dumped = dumped.replace(json.dumps(secret)[1:-1], "[redacted]")
             answer.blocks = Answer.model_validate({**answer.model_dump(mode="json"), "blocks": json.loads(dumped)}).blocks
-
-
-class EventStream:
-    """The pipeline's events, produced by a worker thread and handed over through a queue.
-
-    Iterate it from any one thread; `cancel()` (from any thread) stops the work at the next tool
-    call or retrieval, e.g. when the client disconnected. Anything failing after the start becomes
-    an `error` event, last.
-    """
-
-    _END = object()
-
-    def __init__(self, assistant: Assistant, turn: Turn) -> None:
-        self._assistant, self._turn = assistant, turn
-        self._queue: queue.Queue = queue.Queue()
-        self._cancelled = threading.Event()
-        self._worker: threading.Thread | None = None
-
-    def _work(self) -> None:
-        language = self._turn.request.language
-        try:
-            self._assistant._run(self._turn, emit=self._queue.put, cancelled=self._cancelled)
-        except Cancelled:
-            log.info("stream cancelled: the client went away")
-        except Exception as exc:
-            lang = language or detect_language(self._turn.text)
-            code = "index_unavailable" if isinstance(exc, RetrievalError) else "internal_error"
-            if code == "internal_error":
-                log.exception("streamed answer failed")
-            else:
-                log.warning("streamed answer failed: %s", exc)
-            self._queue.put(ErrorEvent(code=code, message=ERROR_MESSAGES[code][lang]))
-        finally:
-            self._queue.put(self._END)
-
-    def __iter__(self) -> Iterator[StreamEvent]:
-        if self._worker is None:
-            self._worker = threading.Thread(target=self._work, name="advisor-stream", daemon=True)
-            self._worker.start()
-        while True:
-            event = self._queue.get()
-            if event is self._END:
-                return
-            yield event
-
-    def cancel(self) -> None:
-        self._cancelled.set()
-
-    def close(self) -> None:
-        self.cancel()
 
 
 def _citation(hit) -> Citation:
