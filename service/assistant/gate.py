@@ -97,8 +97,9 @@ class TurnGate:
     def _may_enter(self, ticket: tuple[float, object], long: bool) -> bool:
         if self._busy >= self.slots:
             return False
-        if not long:
-            return self._short[0] is ticket
+        if not long:  # first in its lane, and not ahead of a long one that has waited its deferral and may enter
+            return self._short[0] is ticket and not (self._long and self._busy_long < self.long_slots
+                                                     and self._clock() - self._long[0][0] >= MAX_DEFER_S)
         if self._long[0] is not ticket or self._busy_long >= self.long_slots:
             return False
         return not self._short or self._clock() - ticket[0] >= MAX_DEFER_S
