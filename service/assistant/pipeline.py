@@ -29,6 +29,7 @@ from service import budget
 from service.assistant import followup
 from service.budget import OverBudget
 from service.assistant.changes import note_changes
+from service.assistant.capabilities import answer_case
 from service.assistant.compose.work import work_block
 from service.assistant.grounding import check
 from service.assistant.handlers import HANDLERS
@@ -71,10 +72,20 @@ from service.render import markdown
 log = logging.getLogger("advisor.assistant")
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 WHITESPACE_RUN = re.compile(r"\s+")
+# The case reader keeps lines and indentation (YAML needs them), with every run of blanks capped: its patterns work a line
+# at a time, and a capped run bounds how far any of them can backtrack over blanks.
+BLANK_RUN = re.compile(r"[ \t\u3000\xa0]{41,}")
+BLANK_LINES = re.compile(r"\n(?:[ \t]*\n){2,}")
+MAX_INDENT = 40
 MAX_WORKS_SHOWN = 2
 DELTA_CHARS = 160
 
 Emit = Callable[[StreamEvent], None]
+
+
+def cap_whitespace(text: str) -> str:
+    """Lines and indentation kept, but no run of blanks longer than MAX_INDENT and no more than one empty line in a row."""
+    return BLANK_LINES.sub("\n\n", BLANK_RUN.sub(" " * MAX_INDENT, text.replace("\r\n", "\n").replace("\r", "\n"))).strip()
 
 
 def collapse_whitespace(text: str) -> str:
@@ -94,6 +105,7 @@ class Turn:
     text: str
     message: str
     request: ChatRequest
+    raw: str  # the message with its lines and indentation (control characters removed): the case reader's parsers need them
     conversation_id: str
     channel: Channel
     owner: str | None
@@ -140,7 +152,9 @@ class Assistant:
     # -- steps ----------------------------------------------------------------
     def _prepare(self, request: ChatRequest, channel: Channel, owner: str | None) -> Turn:
         message = self._validate(request)
-        return Turn(text=bound(message), message=message, request=request, conversation_id=self._conversation(request, owner), channel=channel, owner=owner)
+        # Every reader sees bounded text (input_bounds.py): the collapsed one, and the one with its lines for the case reader.
+        return Turn(text=bound(message), message=message, raw=bound(cap_whitespace(CONTROL.sub(" ", request.message))), request=request,
+                    conversation_id=self._conversation(request, owner), channel=channel, owner=owner)
 
     def forget(self, conversation_id: str) -> None:
         """A deleted conversation: clear any question text analytics kept of it."""
@@ -151,8 +165,6 @@ class Assistant:
         facts = TurnFacts(channel=turn.channel, conversation_id=turn.conversation_id, text=turn.message)
         try:
             with self._slot(chars=len(turn.message)), budget.turn_budget(self.turn_budget_s):
-                if cancelled is not None and cancelled.is_set():
-                    raise Cancelled()  # the client left while the turn waited for a slot
                 answer = self._answer(turn, facts, emit=emit, cancelled=cancelled)
         except Cancelled:
             raise  # the client left: nothing was answered, nothing to record
@@ -180,7 +192,7 @@ class Assistant:
             memoisable = emit is None and not state and self.memo.size > 0
             entry = self.memo.get(turn.text, turn.request.language) if memoisable else None
             if entry is None:
-                und = self.understander.understand(turn.text, language=turn.request.language, state=state)
+                und = self.understander.understand(turn.text, language=turn.request.language, state=state, raw=turn.raw)
         if entry is not None:
             return self._replay(turn, facts, entry, clock, started)
         budget.check("understand")
@@ -306,6 +318,11 @@ class Assistant:
             question = ctx.understanding.clarification
             return Draft(blocks=[LeadBlock(text=question.question)], clarification=question, show_sources=False, follow_ups=list(question.suggestions))
         try:
+            # A case a capability answers (a pasted OOM, a serving engine's KV error, another error signature, a pasted job's
+            # memory question) is answered from its facts; everything else by the intent's handler.
+            draft = answer_case(ctx)
+            if draft is not None:
+                return draft
             return knowledge_instead_of_asking(ctx, HANDLERS[self.understander.handler(ctx.understanding.intent)](ctx))
         except InputError as exc:
             # A workload the tools refuse (bf16 on a T4, QLoRA pre-training): say why, in the user's language.

@@ -11,6 +11,7 @@ from service.assistant.slots import Slots, extract_slots
 from service.catalog import Catalog
 from service.contract import Clarification, Intent, Language, UnderstandingTrace  # the contract owns these; the pipeline reads them
 from service import budget
+from service.understanding.case.model import Case
 
 SizingAsk = Literal["memory", "time", "deadline", "budget_tokens", "inference", "cost", "checkpoint", "allreduce", "data_loader", "compute", "nccl", "model_size", "gpu_count"]
 
@@ -29,6 +30,7 @@ class Understanding(BaseModel):
     clarification: Clarification | None = None  # a close call between two readings: ask which one
     evidence: list[str] = []  # the evidence rules (registry.yaml) that fired for the chosen intent: handlers may answer by them
     far_from_domain: bool = False  # no in-domain exemplar near, and no domain evidence or cue word: off topic even as a follow-up
+    case: Case | None = None  # the message read once: prose, pasted artefacts, facts with their lines, the act (service/understanding/case)
 
 
 PASTED = re.compile(r"```.*?(?:```|$)", re.S)

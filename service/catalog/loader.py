@@ -31,6 +31,9 @@ def normalize(name: str) -> str:
     return re.sub(r"[\s\-_/·]+", "", text)
 
 
+_FAMILY_GOES_ON = frozenset("0123456789.")  # right after a family: a version goes on ("falcon3", "llama3.1")
+
+
 @dataclass(frozen=True)
 class Catalog:
     gpus: dict[str, GpuSpec]
@@ -47,7 +50,7 @@ class Catalog:
         return self.gpus[self._resolve(name, self._gpu_names, "GPU", field_name)]
 
     def model(self, name: str, *, field_name: str = "model") -> ModelArch:
-        key = self._model_names.get(normalize(name)) or self._fuzzy_model(name)
+        key = self._model_key(name)
         if key is None:
             self._unknown(name, self._model_names, "model", field_name)
         return self.models[key]
@@ -60,7 +63,7 @@ class Catalog:
         return self.gpus[key] if key else None
 
     def find_model(self, name: str) -> ModelArch | None:
-        key = self._model_names.get(normalize(name)) or self._fuzzy_model(name)
+        key = self._model_key(name)
         return self.models[key] if key else None
 
     def instances_for(self, gpu_id: str) -> list[InstanceType]:
@@ -80,6 +83,16 @@ class Catalog:
             self._unknown(name, names, kind, field_name)
         return key  # type: ignore[return-value]
 
+    def _model_key(self, name: str) -> str | None:
+        """A spelling, else the last part of a repo id or local path ("Qwen/Qwen1.5-14B-Chat", "/models/chatglm3-6b"), else fuzzy."""
+        base = re.split(r"[\\/]", name.strip().rstrip("/\\"))[-1]
+        for candidate in dict.fromkeys((name, base)):
+            key = self._model_names.get(normalize(candidate))
+            if key:
+                return key
+        # The base first: in "Qwen/Qwen1.5-14B-Chat" the organisation's "Qwen" would otherwise read as Qwen (v1).
+        return self._fuzzy_model(base) or (self._fuzzy_model(name) if base != name else None)
+
     def _fuzzy_model(self, name: str) -> str | None:
         """'70B 的 Llama 3' -> llama-3-70b: a family spelling plus a size token."""
         text = normalize(name)
@@ -92,12 +105,13 @@ class Catalog:
         if families is None:
             return None
         # One pass over the text for every family of that size (not one search per spelling); the longest wins,
-        # the catalog's first spelling among equals. The family must start a word: "tinyllama 7b" is not "llama 7b".
+        # the catalog's first spelling among equals. The family must start a word ("tinyllama 7b" is not "llama 7b")
+        # and end one: "falcon3 7b" is not "falcon 7b", "llama3.1 8b" is not "llama3 8b".
         haystack = text.replace(size_token, " ")
         best: tuple[int, int, str] | None = None
         for end, (order, family, model_id) in families.iter(haystack):
             start = end - len(family) + 1
-            if start == 0 or not ("a" <= haystack[start - 1] <= "z"):
+            if (start == 0 or not ("a" <= haystack[start - 1] <= "z")) and haystack[end + 1 : end + 2] not in _FAMILY_GOES_ON:
                 candidate = (len(family), -order, model_id)
                 best = candidate if best is None or candidate[:2] > best[:2] else best
         return best[2] if best else None

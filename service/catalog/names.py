@@ -37,6 +37,7 @@ class CatalogNames:
         self.model = _build({**{m.id: m.id for m in catalog.models.values()}, **_spellings(catalog.models.values())})
 
 
+
 @dataclass(frozen=True)
 class NameFinder:
     finder: TermFinder
@@ -47,8 +48,10 @@ def _build(spellings: dict[str, str], counted: bool = False) -> NameFinder:
     by_key = {_key(s): ident for s, ident in spellings.items() if len(s) >= 2}
     ordered = sorted(spellings, key=len, reverse=True)
     # A count glued on with an "x" ("8xH100", "4x4090") may precede a GPU name; an optional plural "s" ("256 H100s").
-    before = "counted" if counted else "name"
-    return NameFinder(TermFinder([[Spelling(s, before=before, after="plural") for s in ordered if len(s) >= 2]]), by_key)
+    # A GPU name followed by "Ti" or "Super" is another card: "4070 Ti" is not the RTX 4070. Cards in the catalog match
+    # first with their longer spelling ("4070 Ti Super", "3080 Ti"); an unknown variant is left unnamed, not misread.
+    before, after = ("counted", "card") if counted else ("name", "plural")
+    return NameFinder(TermFinder([[Spelling(s, before=before, after=after) for s in ordered if len(s) >= 2]]), by_key)
 
 
 def _key(spelling: str) -> str:

@@ -30,6 +30,7 @@ GAP = "gap"  # any run of separators, or none
 ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 _SPLIT = re.compile(r"([\s\-_]+)")
+_VARIANT = re.compile(r"\s*(?:ti|super)(?![A-Za-z0-9])", re.IGNORECASE)  # anchored at a match's end: linear in the blanks
 
 
 def is_separator(char: str) -> bool:
@@ -43,7 +44,8 @@ class Spelling:
     text: as written; a run of separators in it is what `joins` says: "gap" (any run of separators, or none) or
     "literal" (exactly those characters). before: "" (anything), "word" (no ASCII letter or digit right before),
     "name" (no letter, digit or "." right before) or "counted" (as "name", or right after a digit and an "x": "8xH100").
-    after: "" (anything), "word" (no ASCII letter or digit right after), "plural" (an optional "s", then as "word")
+    after: "" (anything), "word" (no ASCII letter or digit right after), "plural" (an optional "s", then as "word"),
+    "card" (as "plural", and not followed by the word "Ti" or "Super": "4070 Ti" is another card than the 4070)
     or "stem" (any ASCII letters, then no digit)."""
 
     text: str
@@ -174,6 +176,9 @@ def _before_ok(rule: str, text: str, start: int) -> bool:
 
 def _end_after(rule: str, text: str, end: int) -> int | None:
     """Where the match ends once the spelling's ending rule is applied, or None when the rule fails."""
+    if rule == "card":
+        end = _end_after("plural", text, end)
+        return None if end is None or _VARIANT.match(text, end) else end
     if rule in ("word", "plural"):
         if rule == "plural" and text[end : end + 1] in ("s", "S") and text[end + 1 : end + 2] not in ALNUM:
             return end + 1

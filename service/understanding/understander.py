@@ -26,6 +26,8 @@ from service.assistant.slots import Slots, extract_slots
 from service.assistant.understand import INJECTION, Understanding, classify_with_rule, detect_language, for_intent
 from service.catalog import Catalog
 from service.contract import Clarification, Language, Neighbour, UnderstandingTrace
+from service.understanding.case import read_case
+from service.understanding.case_reading import carried_case, enriched_slots, language_text, slot_text, with_case
 from service.understanding.evidence import Evidence, gather
 from service.understanding.evidence_weights import W_NEIGHBOURS, W_RULE, WORD_ONLY_FACTOR, apply_evidence_rules, neighbour_votes, weigh_rules
 from service.understanding.registry import Registry, load_registry
@@ -41,7 +43,8 @@ MAX_CONTINUATION_CHARS = 200  # a turn longer than this says enough on its own t
 
 
 class Understander(Protocol):
-    def understand(self, text: str, *, language: Language | None = None, state: dict[str, Any] | None = None) -> Understanding: ...
+    def understand(self, text: str, *, language: Language | None = None, state: dict[str, Any] | None = None,
+                   raw: str | None = None) -> Understanding: ...
 
     def handler(self, intent: str) -> str: ...
 
@@ -105,9 +108,20 @@ class RoutedUnderstander:
         return self.registry.handler(intent)
 
     # -- understanding ----------------------------------------------------------------------------
-    def understand(self, text: str, *, language: Language | None = None, state: dict[str, Any] | None = None) -> Understanding:
-        lang = language or _language_kept(text, state) or detect_language(text)
-        slots = extract_slots(text, self.catalog)
+    def understand(self, text: str, *, language: Language | None = None, state: dict[str, Any] | None = None,
+                   raw: str | None = None) -> Understanding:
+        """`text` is the message with its whitespace collapsed (what the readers see); `raw` keeps its lines and indentation
+        for the case reader's parsers (YAML, tables), which are linear in it."""
+        case = read_case(raw if raw is not None else text, self.catalog)
+        budget.check("understand:case")
+        und = self._understand(text, language, state, case)
+        if state and followup.is_follow_up(text, state):
+            case = carried_case(und, case, state)
+        return with_case(und, case)
+
+    def _understand(self, text: str, language: Language | None, state: dict[str, Any] | None, case) -> Understanding:
+        lang = language or _language_kept(text, state) or detect_language(language_text(text, case))
+        slots = enriched_slots(extract_slots(slot_text(text, case), self.catalog), case, self.catalog)
         budget.check("understand:slots")
         previous_gpu = ((state or {}).get("slots") or {}).get("gpu")
         if previous_gpu and slots.gpu is None and len(text) <= MAX_CONTINUATION_CHARS:

@@ -26,7 +26,8 @@ def _alternation(spellings: dict[str, str], counted: bool) -> re.Pattern[str]:
 
     alternation = "|".join(alias(s) for s in sorted(spellings, key=len, reverse=True) if len(s) >= 2)
     start = r"(?:(?<![A-Za-z0-9.])|(?<=\d[xX]))" if counted else r"(?<![A-Za-z0-9.])"
-    return re.compile(rf"{start}(?:{alternation})s?(?![A-Za-z0-9])", re.IGNORECASE)
+    variant = r"(?!\s*(?:ti|super)(?![A-Za-z0-9]))" if counted else ""  # "4070 Ti" is another card than the 4070
+    return re.compile(rf"{start}(?:{alternation})s?(?![A-Za-z0-9]){variant}", re.IGNORECASE)
 
 
 def _vocabulary_pattern(terms: tuple[str, ...]) -> re.Pattern[str] | None:
@@ -100,6 +101,7 @@ def test_every_vocabulary_hits_what_its_alternation_hit() -> None:
     (Spelling("ibv_wc_", joins="literal"), "got ibv_wc_retry", [(4, 11)]),
     (Spelling("fine tun", joins="literal", before="word", after="stem"), "Fine-Tuning and finetune2", [(0, 11)]),
     (Spelling("H100 SXM", before="counted", after="plural"), "8xH100-sxm, 8h100sxm, H100 _ SXMs", [(2, 10), (22, 33)]),
+    (Spelling("4070", before="counted", after="card"), "4070 Ti, 4070s super, 4070 tiny, 2x4070", [(22, 26), (35, 39)]),
 ])
 def test_joints_and_boundaries(spelling: Spelling, text: str, found: list[tuple[int, int]]) -> None:
     assert [(s, e) for s, e, _ in TermFinder([[spelling]]).find(text)[0]] == found

@@ -18,6 +18,7 @@ from service.assistant.handlers.knowledge import faq, passages
 from service.assistant.messages import say
 from service.contract import Block, ChecklistBlock, ChecklistStep, LeadBlock, ParagraphBlock
 from service import budget
+from service.sizing.defaults import DEFAULT_GPU
 
 SIGNATURES_FILE = Path(__file__).resolve().parents[1] / "diagnostic_signatures.yaml"
 MAX_NAMED = 2  # signatures named in the lead; the first leads the search
@@ -171,7 +172,7 @@ def _bandwidth(ctx: Context, measured: float, parsed: dict | None) -> Draft:
         gpu = found.id if found else None
     notes = []
     if gpu is None:
-        gpu = "h100-sxm"
+        gpu = DEFAULT_GPU
         notes.append(say("diagnostics.assumed_gpu", ctx.lang))
     gpus = s.gpus or (parsed["ranks"] if parsed and parsed["ranks"] >= 2 else 8)
     asked = f"{ctx.understanding.context or ''} {ctx.text}"

@@ -21,9 +21,9 @@ from service.assistant.messages import say
 from service.contract import LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
 from service.sizing.cost import cheapest_instance
 from service import budget
+from service.sizing.defaults import DEFAULT_GPU
 
 I = re.IGNORECASE
-DEFAULT_GPU = "h100-sxm"
 
 
 @budget.loader
