@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from functools import cache
 from typing import Literal, get_args
 
 from pydantic import BaseModel
@@ -11,6 +10,7 @@ from pydantic import BaseModel
 from service.assistant.slots import Slots, extract_slots
 from service.catalog import Catalog
 from service.contract import Clarification, Intent, Language, UnderstandingTrace  # the contract owns these; the pipeline reads them
+from service import budget
 from service.understanding.case.model import Case
 
 SizingAsk = Literal["memory", "time", "deadline", "budget_tokens", "inference", "cost", "checkpoint", "allreduce", "data_loader", "compute", "nccl", "model_size", "gpu_count"]
@@ -83,7 +83,7 @@ CUE_NAMES = {
 SIZING_ASKS: tuple[str, ...] = get_args(SizingAsk)
 
 
-@cache
+@budget.loader
 def _cues():
     """The cascade's cues, read from data on first use.
 
@@ -111,7 +111,7 @@ TOPO = re.compile(r"GPU0\s+GPU1|(?:^|\n)\s*GPU\d\s+(?:X|NV\d+|SYS|PHB|PIX|PXB|NO
 NCCL = re.compile(r"all_reduce_perf|busbw|algbw|avg bus bandwidth|#\s*size\s+count", I)
 
 
-@cache
+@budget.loader
 def _fit_words():
     """The fit-question words ("can", "enough", "够不够", "跑得动"): data, shared with the evidence rule own_fit_question.
 

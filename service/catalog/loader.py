@@ -13,6 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TypeVar
 
+import ahocorasick
 import yaml
 from pydantic import BaseModel, ValidationError
 
@@ -30,6 +31,9 @@ def normalize(name: str) -> str:
     return re.sub(r"[\s\-_/·]+", "", text)
 
 
+_FAMILY_GOES_ON = frozenset("0123456789.")  # right after a family: a version goes on ("falcon3", "llama3.1")
+
+
 @dataclass(frozen=True)
 class Catalog:
     gpus: dict[str, GpuSpec]
@@ -39,6 +43,7 @@ class Catalog:
     _gpu_names: dict[str, str] = field(default_factory=dict, repr=False)
     _model_names: dict[str, str] = field(default_factory=dict, repr=False)
     _instance_names: dict[str, str] = field(default_factory=dict, repr=False)
+    _families: dict = field(default_factory=dict, repr=False, compare=False)  # size token -> automaton of model families
 
     # -- lookups --------------------------------------------------------------
     def gpu(self, name: str, *, field_name: str = "gpu") -> GpuSpec:
@@ -96,17 +101,34 @@ class Catalog:
         if not size:
             return None
         size_token = size.group(1) + "b"
-        best: tuple[int, str] | None = None
-        for spelling, model_id in self._model_names.items():
-            if not spelling.endswith(size_token) or len(spelling) <= len(size_token):
-                continue
-            family = spelling[: -len(size_token)]
-            # The family must start a word ("tinyllama 7b" is not "llama 7b") and end one: "falcon3 7b" is not "falcon 7b",
-            # "llama3.1 8b" is not "llama3 8b".
-            if family and re.search(r"(?<![a-z])" + re.escape(family) + r"(?![0-9.])", text.replace(size_token, " ")):
-                if best is None or len(family) > best[0]:
-                    best = (len(family), model_id)
-        return best[1] if best else None
+        families = self._families_of(size_token)
+        if families is None:
+            return None
+        # One pass over the text for every family of that size (not one search per spelling); the longest wins,
+        # the catalog's first spelling among equals. The family must start a word ("tinyllama 7b" is not "llama 7b")
+        # and end one: "falcon3 7b" is not "falcon 7b", "llama3.1 8b" is not "llama3 8b".
+        haystack = text.replace(size_token, " ")
+        best: tuple[int, int, str] | None = None
+        for end, (order, family, model_id) in families.iter(haystack):
+            start = end - len(family) + 1
+            if (start == 0 or not ("a" <= haystack[start - 1] <= "z")) and haystack[end + 1 : end + 2] not in _FAMILY_GOES_ON:
+                candidate = (len(family), -order, model_id)
+                best = candidate if best is None or candidate[:2] > best[:2] else best
+        return best[2] if best else None
+
+    def _families_of(self, size_token: str):
+        """An automaton of the model spellings that end in `size_token`, without it (built once per size)."""
+        if size_token not in self._families:
+            automaton = ahocorasick.Automaton(ahocorasick.STORE_ANY, ahocorasick.KEY_STRING)
+            for order, (spelling, model_id) in enumerate(self._model_names.items()):
+                if spelling.endswith(size_token) and len(spelling) > len(size_token):
+                    family = spelling[: -len(size_token)]
+                    if not automaton.exists(family):  # the first spelling of a family wins ties, as in catalog order
+                        automaton.add_word(family, (order, family, model_id))
+            if len(automaton):
+                automaton.make_automaton()
+            self._families[size_token] = automaton if len(automaton) else None
+        return self._families[size_token]
 
     @staticmethod
     def _unknown(name: str, names: dict[str, str], kind: str, field_name: str) -> None:

@@ -9,6 +9,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
+from service import budget
 from service.contract import Block, Clarification, ToolCall
 from service.assistant.slots import Slots
 from service.assistant.understand import Understanding
@@ -102,8 +103,11 @@ class Context:
             self.on_tool(call)
 
     def check_cancelled(self) -> None:
+        """Before each tool call and retrieval: stop if the client left (Cancelled) or the turn's CPU budget is spent
+        (budget.OverBudget)."""
         if self.cancelled is not None and self.cancelled.is_set():
             raise Cancelled()
+        budget.check(f"handler:{self.understanding.intent}")
 
     def retrieve(self, query: str | None = None, *, k: int = 3, topics: list[str] | None = None) -> list:
         # Pasted logs make poor queries: the question is in the first lines.

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
 import yaml
@@ -18,6 +17,7 @@ from service.assistant.handlers.base import Context, Draft
 from service.assistant.handlers.knowledge import faq, passages
 from service.assistant.messages import say
 from service.contract import Block, ChecklistBlock, ChecklistStep, LeadBlock, ParagraphBlock
+from service import budget
 from service.sizing.defaults import DEFAULT_GPU
 
 SIGNATURES_FILE = Path(__file__).resolve().parents[1] / "diagnostic_signatures.yaml"
@@ -92,7 +92,7 @@ class Signature:
     explain: str | None = None  # message key: what the signature means and what to run, said before the quoted passages
 
 
-@cache
+@budget.loader
 def signatures() -> tuple[Signature, ...]:
     raw = yaml.safe_load(SIGNATURES_FILE.read_text(encoding="utf-8"))
     return tuple(

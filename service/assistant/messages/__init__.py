@@ -7,16 +7,16 @@ placeholders (tests/assistant/test_messages.py), so a Chinese answer never falls
 
 from __future__ import annotations
 
-from functools import cache
 from pathlib import Path
 
 import yaml
+from service import budget
 
 DIRECTORY = Path(__file__).parent
 LANGUAGES = ("en", "zh")
 
 
-@cache
+@budget.loader
 def catalog(lang: str) -> dict[str, str]:
     flat = _flatten(yaml.safe_load((DIRECTORY / f"{lang}.yaml").read_text(encoding="utf-8")))
     for part in sorted(DIRECTORY.glob(f"*.{lang}.yaml")):
