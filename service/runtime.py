@@ -65,8 +65,14 @@ class Runtime:
             if self._index is None:
                 from service.retrieval import open_index
 
+                from service.assistant import fixed_texts
+
                 try:
-                    self._index = open_index(self.settings, self.catalog)
+                    index = open_index(self.settings, self.catalog)
+                    # Fixed texts' vectors (knowledge sentences, queries, exemplars) from the table stored with the index;
+                    # built here only after an ingest or a change to what is fixed, so an answer encodes only the user's words.
+                    fixed_texts.prepare(index, self.catalog)
+                    self._index = index
                 except BaseException as exc:  # kept for /readyz to report
                     self._index_error = exc
                     raise
@@ -119,7 +125,7 @@ class Runtime:
                 from service.understanding import RoutedUnderstander
 
                 # Built once: its exemplar matrix is embedded on first use and cached under data_dir by content hash.
-                understander = RoutedUnderstander(self.catalog, cache_dir=self.settings.data_dir / "understanding")
+                understander = RoutedUnderstander(self.catalog, cache_dir=self.settings.data_dir / "understanding", encoder=self._router_encoder())
                 from service.analytics.recorder import Recorder
 
                 recorder = Recorder(self.analytics_store, store_questions=self.settings.store_questions)
@@ -127,6 +133,13 @@ class Runtime:
                                             max_message_chars=self.settings.max_message_chars, secrets=tuple(secrets), understander=understander,
                                             recorder=recorder, memo_size=self._memo_size())
             return self._assistant
+
+    def _router_encoder(self):
+        """The router's encoder (always the multilingual one): through the index when the index uses it too, so the
+        exemplars' vectors come from the table stored with the index and a question is encoded once for both."""
+        if self.settings.embedding_backend != "use-multilingual":
+            return None
+        return _IndexEncoder(self)
 
     def _memo_size(self) -> int:
         """The answer memo holds answers over the index this process opened; a Chroma server is shared, can be re-ingested
@@ -199,3 +212,21 @@ class _LazyIndex:
     def embed(self, texts: list[str]):
         """The index's encoder (cached), for composers that rank sentences by meaning (compose/faq_answer.py)."""
         return self._runtime.index.embed(texts)
+
+
+class _IndexEncoder:
+    """The router's Encoder over the runtime's index (its stored fixed-text vectors and its cache), or the shared
+    encoder itself while the index is not open yet."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        from service.retrieval.embeddings import use_multilingual_identity
+
+        self._runtime = runtime
+        self.identity = use_multilingual_identity()
+
+    def encode(self, texts: list[str]):
+        if self._runtime.index_ready:
+            return self._runtime.index.embed(texts)
+        from service.retrieval.embeddings import shared_use_multilingual
+
+        return shared_use_multilingual().encode(texts)

@@ -47,6 +47,14 @@ class IndexEmbeddings(Embeddings):
     def encode(self, texts: list[str]) -> np.ndarray:
         """(len(texts), dim) float32 rows of length 1."""
 
+    def encode_one(self, text: str) -> np.ndarray:
+        """One text's vector, bypassing any per-process cache (for building stored tables of many texts)."""
+        return self.encode([text])[0]
+
+    def encode_together(self, texts: list[str]) -> np.ndarray:
+        """Several texts in one run where the backend can (the parts of one question), bypassing any cache."""
+        return self.encode(texts)
+
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         return self.encode(texts).tolist()
 
@@ -90,6 +98,14 @@ class UseMultilingualEmbeddings(IndexEmbeddings):
         # model's output (cosine 0.998) and is slower; one at a time a text always gets the same vector.
         rows = [self._vector_of(text) for text in texts]
         return np.stack(rows) if rows else np.zeros((0, 512), dtype=np.float32)
+
+    def encode_one(self, text: str) -> np.ndarray:
+        return self._run_one(text)
+
+    def encode_together(self, texts: list[str]) -> np.ndarray:
+        # One run for all: padded to the longest, so each vector is within about 0.999 cosine of its own run's (see encode);
+        # never cached per text, so a text's cached vector stays the one its own run gives.
+        return unit_rows(self._session.run(["outputs"], {"inputs": list(texts)})[0]) if texts else np.zeros((0, 512), dtype=np.float32)
 
     def _run_one(self, text: str) -> np.ndarray:
         row = unit_rows(self._session.run(["outputs"], {"inputs": [text]})[0])[0]

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ from service.retrieval.names import named_documents
 from service.retrieval.snapshot import Snapshot, load_snapshot
 from service.retrieval.store import ChromaStore, NotFoundError, backend_failure
 from service.retrieval.text import Sentences, query_language, snippet, snippet_sentences, tokenize
+from service.retrieval.text_vectors import TextVectors, load_or_build
 
 # Candidates taken from each side before fusion.
 POOL = 50
@@ -63,6 +65,8 @@ class KnowledgeIndex:
         self._reload_lock = threading.Lock()
         self._vectors: dict[str, np.ndarray] = {}  # embed() cache
         self._vectors_lock = threading.Lock()
+        self._fixed = TextVectors.empty()  # vectors of fixed texts, stored with the index (use_fixed_texts)
+        self._fixed_source: tuple[Callable[[str], str], Callable[[], Iterable[str]]] | None = None
         self._files_seen = self._index_files()
         self._snapshot = self._load()
 
@@ -107,15 +111,26 @@ class KnowledgeIndex:
         return [self._hit(snap, row, score, query_terms) for row, score in ranked[:k]]
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        """Unit-length vectors from the index's own encoder (rows in order); knowledge sentences are cached.
+        """Unit-length vectors from the index's own encoder (rows in order).
 
-        The FAQ composer embeds the sentences of the sections it quotes: the same few thousand
-        sentences over and over, so a bounded cache makes a warm answer cost one question embedding.
+        Fixed texts (knowledge sentences, headings, the handlers' queries) come from the table stored with the index
+        (use_fixed_texts); anything else, in practice the user's words, is encoded once and kept in a bounded cache,
+        since a turn embeds its question for the router, the retriever and the composer.
         """
+        fixed = self._fixed
+        known: dict[str, np.ndarray] = {}
+        for text in texts:
+            row = fixed.row(text)
+            if row is not None:
+                known[text] = row
         with self._vectors_lock:
-            known = {t: self._vectors[t] for t in texts if t in self._vectors}
+            known.update({t: self._vectors[t] for t in texts if t not in known and t in self._vectors})
         missing = [t for t in dict.fromkeys(texts) if t not in known]
-        if missing:
+        if len(missing) > 1 and len(fixed):
+            # With fixed texts stored, what is left is the user's own words asked for together (the parts of a question):
+            # one encoder run for all of them, kept out of the per-text cache.
+            known.update(zip(missing, self._embedder.encode_together(missing), strict=True))
+        elif missing:
             fresh = dict(zip(missing, self._embedder.encode(missing), strict=True))
             known.update(fresh)
             with self._vectors_lock:
@@ -124,6 +139,31 @@ class KnowledgeIndex:
                         self._vectors.pop(next(iter(self._vectors)))  # oldest first; dicts keep insertion order
                     self._vectors[text] = vector
         return np.stack([known[t] for t in texts]) if texts else np.zeros((0, 0), dtype=np.float32)
+
+    def sections(self) -> list[tuple[str, str, str]]:
+        """(text, heading, title) of every chunk, as hits carry them: what a composer may embed of a section."""
+        snap = self._snapshot
+        return [(text, str(meta.get("heading", "")), str(meta["title"])) for text, meta in zip(snap.texts, snap.metadatas, strict=True)]
+
+    @property
+    def fingerprint(self) -> str:
+        """The content digest of the open collection (ingest.py), or its name for an index built without one."""
+        snap = self._snapshot
+        return str((snap.collection.metadata or {}).get("fingerprint") or snap.collection.name)
+
+    def use_fixed_texts(self, set_key: Callable[[str], str], texts: Callable[[], Iterable[str]]) -> int:
+        """Serve fixed texts' vectors from the table stored with the index (text_vectors.py): read when one exists for
+        set_key(fingerprint), else built now, embedding only texts no earlier table holds; again after each reload.
+        Returns how many texts were embedded."""
+        self._fixed_source = (set_key, texts)
+        return self._load_fixed()
+
+    def _load_fixed(self) -> int:
+        if self._fixed_source is None:
+            return 0
+        set_key, texts = self._fixed_source
+        self._fixed, embedded = load_or_build(self._token_cache, self._embedder.identity, set_key(self.fingerprint), texts, self._embedder.encode_one)
+        return embedded
 
     def get(self, chunk_id: str) -> Hit | None:
         snap = self._snapshot
@@ -148,6 +188,7 @@ class KnowledgeIndex:
         """Re-read the pointer and load whatever collection it names now."""
         with self._reload_lock:
             self._snapshot = self._load()
+            self._load_fixed()  # the new content's table (its ingest built it; a text it lacks is only encoded)
             return self._snapshot
 
     # -- internals -----------------------------------------------------------

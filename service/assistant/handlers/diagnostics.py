@@ -155,7 +155,10 @@ def _signature(ctx: Context, found: list[tuple[Signature, str]]) -> Draft:
     blocks: list[Block] = [LeadBlock(text=lead), *explained, *computed]
     cited: list = []
     if hits:
-        found_blocks, cited = passages(ctx, f"{ctx.text} {first.query[lang]}", hits, skip=extract.INJECTION.search)
+        # The passages answer what was searched, the signature's query with the start of the message, as one reading (one
+        # encoder run for the search and the sentences' scores; not split into parts). Blind sets 16-21 and the tuned
+        # conversation set score the same as with the whole message appended (expert pass, intent, fact recall).
+        found_blocks, cited = passages(ctx, query, hits, skip=extract.INJECTION.search, asked="")
         blocks += found_blocks
     commands = list(dict.fromkeys(c for sig, _ in found for c in sig.commands))[:4]
     if commands:

@@ -29,13 +29,15 @@ def follow_ups_for(ctx: Context, hits: list) -> list[str]:
 SUBJECT_RULES = ("apple_silicon", "named_formula", "storage_bandwidth_need")
 
 
-def passages(ctx: Context, question: str, hits: list, *, limit: int | None = None, skip=None, max_points: int | None = None) -> tuple[list, list]:
+def passages(ctx: Context, question: str, hits: list, *, limit: int | None = None, skip=None, max_points: int | None = None,
+             asked: str | None = None) -> tuple[list, list]:
     """The knowledge's answer to `question` from `hits` as blocks to put inside another answer (a direct sentence, then up to
-    `limit` points), with the hits it cites; nothing when no sentence answers it."""
+    `limit` points), with the hits it cites; nothing when no sentence answers it. asked: the words split into parts to
+    answer one by one (compose_faq), "" for none."""
     kwargs = {"skip": skip} if skip else {}
     if max_points is not None:
         kwargs["max_points"] = max_points
-    answer = compose_faq(question, ctx.lang, hits, getattr(ctx.index, "embed", None), **kwargs)
+    answer = compose_faq(question, ctx.lang, hits, getattr(ctx.index, "embed", None), asked=asked, **kwargs)
     if not answer.lead:
         return [], []
     points = answer.points[:limit] if limit else answer.points

@@ -89,6 +89,11 @@ def _export_contrast(ctx: Context, gpu_ids: list[str], attributes: list[str]) ->
                                    tf=num(tf)))
 
 
+def card_query(gpu_name: str) -> str:
+    """The search that finds a GPU's spec card (a fixed text: embedded with the index, service/assistant/fixed_texts.py)."""
+    return f"{gpu_name} specifications 规格"
+
+
 def _cards(ctx: Context, gpu_ids: list[str]) -> list:
     """The spec cards of the GPUs asked about, as citations: one search per GPU, so every entry shown has its source
     (one search for all names can fill its top k with one card's sections)."""
@@ -97,7 +102,7 @@ def _cards(ctx: Context, gpu_ids: list[str]) -> list:
     for gpu_id in gpu_ids:
         gpu = ctx.catalog.gpus[gpu_id]
         wanted = gpu_card_id(gpu)
-        for hit in ctx.retrieve(f"{gpu.name} specifications 规格", k=4, topics=["hardware"]):
+        for hit in ctx.retrieve(card_query(gpu.name), k=4, topics=["hardware"]):
             if hit.doc_id == wanted and hit.doc_id not in seen:
                 seen.add(hit.doc_id)
                 cards.append(hit)
