@@ -12,6 +12,7 @@ import bisect
 import math
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any
 
 from service.assistant.numbers import MULTIPLIER, quantities
@@ -39,7 +40,7 @@ def source_numbers(tool_outputs: Iterable[Any], texts: Iterable[str]) -> list[fl
             if math.isfinite(node):
                 values.append(float(node))
         elif isinstance(node, str):
-            values.extend(v for v, _, _ in quantities(_strip(node)))
+            values.extend(numbers_in(node))
         elif isinstance(node, dict):
             for item in node.values():
                 walk(item)
@@ -50,8 +51,15 @@ def source_numbers(tool_outputs: Iterable[Any], texts: Iterable[str]) -> list[fl
     for output in tool_outputs:
         walk(output)
     for text in texts:
-        values.extend(v for v, _, _ in quantities(_strip(text)))
+        values.extend(numbers_in(text))
     return values
+
+
+@lru_cache(maxsize=16_384)
+def numbers_in(text: str) -> tuple[float, ...]:
+    """The figures of a source text. Kept per text: cited sections and the tools' formula and assumption lines recur
+    in turn after turn, and reading them was most of the check's time."""
+    return tuple(v for v, _, _ in quantities(_strip(text)))
 
 
 def _strip(text: str) -> str:
@@ -89,7 +97,7 @@ def _half_unit(written: str) -> float:
 
 def targets(sources: Iterable[float]) -> list[float]:
     """Every source value in every unit the answer may show it in, sorted for bisection."""
-    return sorted({abs(s) * f for s in sources if s for f in FACTORS})
+    return sorted({s * f for s in {abs(s) for s in sources if s} for f in FACTORS})  # distinct sources first: they repeat
 
 
 def is_grounded(value: float, half_unit: float, sorted_targets: list[float]) -> bool:

@@ -290,7 +290,8 @@ class Assistant:
 
     def _ground(self, text: str, ctx: Context, draft: Draft) -> Grounding:
         cited = [f"{h.title} {h.heading} {h.source} {h.text}" for h in draft.hits]
-        checked, ungrounded = check(text, self.catalog, [c.model_dump() for c in ctx.tool_calls], cited)
+        # The calls' own dicts: a model_dump would only copy them (their values are already plain data).
+        checked, ungrounded = check(text, self.catalog, [{"input": c.input, "output": c.output} for c in ctx.tool_calls], cited)
         return Grounding(numbers_checked=checked, ungrounded=ungrounded)
 
     def _rewrite(self, answer: Answer, ctx: Context, draft: Draft) -> Answer:
