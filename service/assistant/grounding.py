@@ -66,6 +66,9 @@ def _strip(text: str) -> str:
     return IDENTIFIER.sub(" ", text)
 
 
+LEADING_DIGIT = re.compile(r"\d")
+
+
 def answer_numbers(answer: str, catalog: Catalog) -> list[tuple[str, float, float]]:
     """(as written, value, half a unit of its last shown digit) for every figure in the answer."""
     text = CODE_BLOCK.sub(" ", answer)
@@ -79,14 +82,17 @@ def answer_numbers(answer: str, catalog: Catalog) -> list[tuple[str, float, floa
     out = []
     for value, start, end in quantities(text):
         written = text[start:end].strip()
-        if not re.match(r"\d", written):
+        if not LEADING_DIGIT.match(written):
             continue  # Chinese numerals in prose ("一次", "两张卡") are words; figures are written in digits
         out.append((written, value, _half_unit(written)))
     return out
 
 
+WRITTEN_FIGURE = re.compile(r"([\d,]+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?\s*(.*)$")
+
+
 def _half_unit(written: str) -> float:
-    m = re.match(r"([\d,]+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?\s*(.*)$", written)
+    m = WRITTEN_FIGURE.match(written)
     if not m:
         return 0.5  # Chinese numerals are whole numbers
     decimals = len(m.group(2) or "")

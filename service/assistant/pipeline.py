@@ -379,9 +379,14 @@ def _citation(hit) -> Citation:
     return Citation(id=hit.id, title=f"{hit.title} — {hit.heading}" if hit.heading else hit.title, source=hit.source, url=hit.url, snippet=hit.snippet)
 
 
+CODE_SPAN = re.compile(r"`[^`\n]*`")
+CODE_FENCE_BLOCK = re.compile(r"```.*?```", re.S)
+CITATION_MARKER = re.compile(r"\[(\d+)\]")
+
+
 def _markers_valid(text: str, count: int) -> bool:
-    prose = re.sub(r"`[^`\n]*`", " ", re.sub(r"```.*?```", " ", text, flags=re.S))
-    return all(1 <= int(m) <= count for m in re.findall(r"\[(\d+)\]", prose))
+    prose = CODE_SPAN.sub(" ", CODE_FENCE_BLOCK.sub(" ", text))
+    return all(1 <= int(m) <= count for m in CITATION_MARKER.findall(prose))
 
 
 def split_deltas(text: str) -> list[str]:

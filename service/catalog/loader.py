@@ -24,10 +24,27 @@ T = TypeVar("T", bound=BaseModel)
 FILES = {"gpus": "gpus.yaml", "models": "models.yaml", "instances": "instances.yaml", "tiers": "tiers.yaml"}
 
 
+NAME_SEPARATORS = re.compile(r"[\s\-_/·]+")
+
+
+def _starts_a_word(family: str, text: str) -> bool:
+    """Whether family occurs in text with no letter a-z just before it (a string search: a pattern per catalog spelling
+    would be compiled while answering)."""
+    at = text.find(family)
+    while at != -1:
+        if at == 0 or not "a" <= text[at - 1] <= "z":
+            return True
+        at = text.find(family, at + 1)
+    return False
+
+
 def normalize(name: str) -> str:
     """Fold case, spaces, dashes and underscores so 'Llama-3-70B' == 'llama3 70b'."""
     text = name.strip().lower().replace("nvidia", "").replace("英伟达", "")
-    return re.sub(r"[\s\-_/·]+", "", text)
+    return NAME_SEPARATORS.sub("", text)
+
+
+SIZE_IN_NAME = re.compile(r"(\d+(?:\.\d+)?)\s*b(?![a-z0-9])")
 
 
 @dataclass(frozen=True)
@@ -82,7 +99,7 @@ class Catalog:
         """'70B 的 Llama 3' -> llama-3-70b: a family spelling plus a size token."""
         text = normalize(name)
         # No \b after the size: CJK characters count as word characters ("70B的Llama 3").
-        size = re.search(r"(\d+(?:\.\d+)?)\s*b(?![a-z0-9])", name.lower())
+        size = SIZE_IN_NAME.search(name.lower())
         if not size:
             return None
         size_token = size.group(1) + "b"
@@ -92,7 +109,7 @@ class Catalog:
                 continue
             family = spelling[: -len(size_token)]
             # The family must start a word: "tinyllama 7b" is not "llama 7b".
-            if family and re.search(r"(?<![a-z])" + re.escape(family), text.replace(size_token, " ")):
+            if family and _starts_a_word(family, text.replace(size_token, " ")):
                 if best is None or len(family) > best[0]:
                     best = (len(family), model_id)
         return best[1] if best else None

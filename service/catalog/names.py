@@ -43,6 +43,9 @@ class CatalogNames:
         return re.compile(rf"{start}(?:{alternation})s?(?![A-Za-z0-9])", re.IGNORECASE), by_key
 
 
+SEPARATOR_RUN = re.compile(r"[\s\-_]+")
+
+
 def _trie_pattern(spellings: list[str]) -> str:
     """One regex for all spellings, sharing their common prefixes (a trie over the spellings' keys: lower case, no blanks,
     hyphens or underscores), where a run of those may stand wherever one spelling of that prefix had one.
@@ -55,7 +58,7 @@ def _trie_pattern(spellings: list[str]) -> str:
     root: dict = {}
     for spelling in spellings:
         node = root
-        for n, part in enumerate(p for p in re.split(r"[\s\-_]+", spelling.strip().lower()) if p):
+        for n, part in enumerate(p for p in SEPARATOR_RUN.split(spelling.strip().lower()) if p):
             for m, char in enumerate(part):
                 node = node.setdefault("children", {}).setdefault(char, {})
                 if n and not m:
@@ -74,7 +77,7 @@ def _trie_pattern(spellings: list[str]) -> str:
 
 
 def _key(spelling: str) -> str:
-    return re.sub(r"[\s\-_]+", "", spelling.lower())
+    return SEPARATOR_RUN.sub("", spelling.lower())
 
 
 def _spellings(entries) -> dict[str, str]:

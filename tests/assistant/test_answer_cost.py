@@ -1,4 +1,4 @@
-"""The shape of a turn's cost, counted rather than timed: fixed text is never encoded while answering.
+"""The shape of a turn's cost, counted rather than timed: fixed text is never encoded, no pattern is compiled, while answering.
 
 Knowledge sentences, headings, the handlers' search queries and the router's exemplars are embedded with the index
 (service/assistant/fixed_texts.py); a turn runs the encoder only for the user's words, at most twice: the message,
@@ -6,11 +6,18 @@ and one more text built from it (a search query that is its first 400 characters
 it follows, a diagnosis's query with the start of the log, or all parts of a question asked in several, in one run).
 The questions are new to the process and varied: people's questions, templated ones, pasted logs and commands, two
 languages, and follow-ups (evaluators/bench_questions.py).
+
+Every regular expression is compiled when its module or data file is loaded. A pattern written inline
+(`re.search(r"...", text)`) is looked up in re's cache on every call, compiled at the first question that reaches
+it, and recompiled whenever more than re's 512 cached patterns are in use; one built from the question is compiled
+every time.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -86,3 +93,26 @@ def test_a_turn_runs_the_encoder_at_most_twice_and_only_on_the_users_words(assis
             fixed += [(answer.intent, t[:80]) for t in session.texts if not shares_words(t, " ".join(turns))]
     assert not over, f"{len(over)} turns ran the encoder more than {MAX_RUNS} times: {over[:5]}"
     assert not fixed, f"fixed texts were encoded while answering (store them with the index: fixed_texts.py): {fixed[:5]}"
+
+
+def test_no_pattern_is_compiled_while_answering(assistant, monkeypatch: pytest.MonkeyPatch) -> None:
+    from evaluators.assistant_eval import load
+
+    compile_ = re._compile
+    compiled: dict[str, str] = {}
+
+    def recording(pattern, flags):
+        if isinstance(pattern, (str, bytes)):  # a compiled Pattern passed to re.split() and the like is returned as it is
+            frame = sys._getframe(1)
+            while frame is not None and frame.f_code.co_filename == re.__file__:
+                frame = frame.f_back
+            compiled.setdefault(f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame else "?", str(pattern)[:80])
+        return compile_(pattern, flags)
+
+    monkeypatch.setattr(re, "_compile", recording)
+    tuned = [[turn["message"] for turn in conversation["turns"]] for conversation in load()]
+    for turns in [*conversations(), *tuned]:
+        conversation_id = None
+        for message in turns:
+            conversation_id = assistant.answer(ChatRequest(message=message, conversation_id=conversation_id)).conversation_id
+    assert not compiled, f"patterns compiled while answering (compile them at import): {compiled}"
