@@ -2,8 +2,8 @@
 
 Two views of the same spellings (ids, names and aliases from the catalogs):
 
-- `catalog_names(catalog)` / `find_all`: one regex per kind (GPUs, with instance types standing for
-  their GPU; models), a trie of the spellings, the longest that fits, with positions, for slot extraction
+- `catalog_names(catalog)` / `find_all`: one alternation regex per kind (GPUs, with instance types
+  standing for their GPU; models), longest spelling first, with positions, for slot extraction
   and grounding ("64台8卡H100" -> h100-sxm at 4..8, so its digits are not read as quantities);
 - `named_documents`: whole runs of consecutive words compared in the catalog's normalized form,
   for retrieval, which maps names to spec-card documents.
@@ -24,9 +24,17 @@ _WORDS = re.compile(r"[a-z0-9]+(?:[._+/\-][a-z0-9]+)*|[\u3400-\u9fff\uf900-\ufaf
 MAX_WORDS = 4
 
 
+SEPARATOR_RUN = re.compile(r"[\s\-_]+")
+
+
 # -- positions in text (slots, grounding) ------------------------------------------------------------
+def _alias_pattern(alias: str) -> str:
+    parts = [re.escape(p) for p in SEPARATOR_RUN.split(alias.strip()) if p]
+    return r"[\s\-_]*".join(parts)
+
+
 class CatalogNames:
-    """One regex per kind over every catalog spelling (the longest that fits wins), built once per catalog."""
+    """One alternation regex per kind over every catalog spelling (longest first), built once per catalog."""
 
     def __init__(self, catalog: Catalog) -> None:
         # Instance names stand for their GPU ("p5.48xlarge 和 p4d.24xlarge 哪个便宜" compares H100 with A100).
@@ -37,43 +45,11 @@ class CatalogNames:
     @staticmethod
     def _build(spellings: dict[str, str], counted: bool = False) -> tuple[re.Pattern[str], dict[str, str]]:
         by_key = {_key(s): ident for s, ident in spellings.items() if len(s) >= 2}
-        alternation = _trie_pattern([s for s in spellings if len(s) >= 2])
+        ordered = sorted(spellings, key=len, reverse=True)
+        alternation = "|".join(_alias_pattern(s) for s in ordered if len(s) >= 2)
         # A count glued on with an "x" ("8xH100", "4x4090") may precede a GPU name; an optional plural "s" ("256 H100s").
         start = r"(?:(?<![A-Za-z0-9.])|(?<=\d[xX]))" if counted else r"(?<![A-Za-z0-9.])"
         return re.compile(rf"{start}(?:{alternation})s?(?![A-Za-z0-9])", re.IGNORECASE), by_key
-
-
-SEPARATOR_RUN = re.compile(r"[\s\-_]+")
-
-
-def _trie_pattern(spellings: list[str]) -> str:
-    """One regex for all spellings, sharing their common prefixes (a trie over the spellings' keys: lower case, no blanks,
-    hyphens or underscores), where a run of those may stand wherever one spelling of that prefix had one.
-
-    A flat alternation of the ~800 spellings made the regex engine try every one at every position: 4.8 ms to scan
-    a 2,000-character answer for grounding. Factored by prefix, a position that starts no spelling fails at its first
-    character (0.4 ms), and since at most one branch fits the next character the match is the longest spelling that
-    fits, as the alternation's longest-first order gave (the same matches on 14,852 answers, questions, generated texts
-    and knowledge documents)."""
-    root: dict = {}
-    for spelling in spellings:
-        node = root
-        for n, part in enumerate(p for p in SEPARATOR_RUN.split(spelling.strip().lower()) if p):
-            for m, char in enumerate(part):
-                node = node.setdefault("children", {}).setdefault(char, {})
-                if n and not m:
-                    node["after_separator"] = True  # a blank, hyphen or underscore may come before this character
-        node["end"] = True
-
-    def emit(node: dict) -> str:
-        options = [(r"[\s\-_]*" if child.get("after_separator") else "") + re.escape(char) + emit(child)
-                   for char, child in node.get("children", {}).items()]
-        if not options:
-            return ""
-        body = options[0] if len(options) == 1 else f"(?:{'|'.join(options)})"
-        return f"(?:{body})?" if node.get("end") else body  # greedy: a longer spelling first, this one if it does not fit
-
-    return emit(root)
 
 
 def _key(spelling: str) -> str:

@@ -1,7 +1,5 @@
 """The one catalog-name finder: positions for slots and grounding, documents for retrieval, the same spellings."""
 
-import re
-
 from service.catalog import default_catalog, normalize
 from service.catalog.names import catalog_names, find_all, name_index, named_documents
 
@@ -29,29 +27,3 @@ def test_a_count_glued_with_x_precedes_a_gpu_but_not_a_model():
     assert find_all(names.gpu, "8xH100 and 4x4090") == [("h100-sxm", 2, 6), ("rtx-4090", 13, 17)]
     assert find_all(names.gpu, "box4090") == []  # letters before the name still hide it
     assert find_all(names.model, "2xQwen-7B") == []
-
-
-def _flat_alternation(spellings: dict[str, str], counted: bool) -> re.Pattern[str]:
-    """The finder as it was before the trie: every spelling in one alternation, longest first."""
-    def alias(s: str) -> str:
-        return r"[\s\-_]*".join(re.escape(p) for p in re.split(r"[\s\-_]+", s.strip()) if p)
-    alternation = "|".join(alias(s) for s in sorted(spellings, key=len, reverse=True) if len(s) >= 2)
-    start = r"(?:(?<![A-Za-z0-9.])|(?<=\d[xX]))" if counted else r"(?<![A-Za-z0-9.])"
-    return re.compile(rf"{start}(?:{alternation})s?(?![A-Za-z0-9])", re.IGNORECASE)
-
-
-def test_the_trie_finds_what_the_longest_first_alternation_found() -> None:
-    from evaluators.bench_questions import mixed_questions
-    from service.catalog import default_catalog
-    from service.catalog.names import _spellings, catalog_names
-
-    catalog = default_catalog()
-    instances = {name: i.gpu for i in catalog.instances.values() for name in (i.name, i.id)}
-    gpus = {**instances, **{g.id: g.id for g in catalog.gpus.values()}, **_spellings(catalog.gpus.values())}
-    models = {**{m.id: m.id for m in catalog.models.values()}, **_spellings(catalog.models.values())}
-    names = catalog_names(catalog)
-    texts = [*mixed_questions(600), "RTX4060Ti 16G 和 RTX 4060 Ti 16GB", "8xH100 SXM5, 4 x a100-80g, 256 H100s, Llama-3.1-70B-Instruct"]
-    for reference, (pattern, _) in ((_flat_alternation(gpus, True), names.gpu), (_flat_alternation(models, False), names.model)):
-        for text in texts:
-            expected = [(m.group(0), m.start()) for m in reference.finditer(text)]
-            assert [(m.group(0), m.start()) for m in pattern.finditer(text)] == expected, text[:120]
