@@ -45,6 +45,7 @@ class Runtime:
         self._index: KnowledgeIndex | None = None
         self._index_error: BaseException | None = None
         self._index_ready = threading.Event()
+        self._starting = False  # open_index_in_background's preparation is under way
         self._lock = threading.Lock()
         # Built now so a misconfigured LLM stops start-up instead of failing every chat request.
         from service.assistant.writer import build_writer
@@ -59,8 +60,9 @@ class Runtime:
         self._analytics_lock = threading.Lock()
 
     # -- knowledge index -----------------------------------------------------
-    def open_index(self) -> KnowledgeIndex:
-        """Open the index (ingesting first if none exists); idempotent and thread-safe."""
+    def open_index(self, *, background: bool = False) -> KnowledgeIndex:
+        """Open the index (ingesting first if none exists); idempotent and thread-safe. background: a missing table of
+        fixed texts' vectors is built on a thread (retrieval/fixed_vectors.py) instead of before the index is open."""
         with self._lock:
             if self._index is None:
                 from service.retrieval import open_index
@@ -70,8 +72,8 @@ class Runtime:
                 try:
                     index = open_index(self.settings, self.catalog)
                     # Fixed texts' vectors (knowledge sentences, queries, exemplars) from the table stored with the index;
-                    # built here only after an ingest or a change to what is fixed, so an answer encodes only the user's words.
-                    fixed_texts.prepare(index, self.catalog)
+                    # built only after an ingest or a change to what is fixed, so an answer encodes only the user's words.
+                    fixed_texts.prepare(index, self.catalog, background=background)
                     self._index = index
                 except BaseException as exc:  # kept for /readyz to report
                     self._index_error = exc
@@ -80,20 +82,42 @@ class Runtime:
             return self._index
 
     def open_index_in_background(self) -> threading.Thread:
+        """A server's start: the index, the answer pipeline and its router, jieba's dictionary; `ready` when all are in.
+
+        Nothing is answered or embedded to warm up: everything is read from what the index stored (retrieval/snapshot_files.py,
+        the BM25 index, the fixed texts' vectors, the router's exemplar matrix). jieba's dictionary loads on its own thread
+        while the encoder's ONNX session loads outside the GIL; a missing fixed-text table (after an ingest) is built after
+        ready (retrieval/fixed_vectors.py)."""
+        from service.retrieval.text import load_dictionary
+
         def run() -> None:
             try:
-                self.open_index()
+                words = threading.Thread(target=load_dictionary, name="advisor-jieba", daemon=True)
+                words.start()
+                self.open_index(background=True)
+                self.prepare_assistant()
+                words.join()
             except Exception:
                 log.exception("opening the knowledge index failed")
-                return
-            from service.retrieval.text import tokenize
+            finally:
+                self._starting = False
 
-            tokenize("预热")  # jieba's dictionary, which the cached index tokens no longer load: now, not in the first question
-
-
+        self._starting = True
         thread = threading.Thread(target=run, name="advisor-index", daemon=True)
         thread.start()
         return thread
+
+    def prepare_assistant(self) -> None:
+        """Build the answer pipeline and its router now (the exemplar matrix and out-of-domain thresholds), not in the
+        first question."""
+        understander = self.assistant.understander
+        if hasattr(understander, "ood_thresholds"):
+            understander.ood_thresholds  # noqa: B018  (builds the router: the stored exemplar matrix, then the thresholds)
+
+    @property
+    def ready(self) -> bool:
+        """The index is open and a server's start (open_index_in_background) is done."""
+        return self.index_ready and not self._starting
 
     @property
     def index(self) -> KnowledgeIndex:
@@ -225,7 +249,7 @@ class _IndexEncoder:
         self.identity = use_multilingual_identity()
 
     def encode(self, texts: list[str]):
-        if self._runtime.index_ready:
+        if self._runtime._index is not None:
             return self._runtime.index.embed(texts)
         from service.retrieval.embeddings import shared_use_multilingual
 

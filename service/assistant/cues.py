@@ -7,14 +7,15 @@ import re
 from functools import cache
 from pathlib import Path
 
-import yaml
+from service import yaml_files
+
 
 DIRECTORY = Path(__file__).parent
 
 
 @cache
 def patterns(file: str) -> dict[str, re.Pattern[str]]:
-    data = yaml.safe_load((DIRECTORY / file).read_text(encoding="utf-8"))
+    data = yaml_files.safe_load((DIRECTORY / file).read_text(encoding="utf-8"))
     return {name: re.compile("|".join(words), re.I) for name, words in data.items()}
 
 

@@ -83,11 +83,12 @@ def set_key(index_fingerprint: str, registry: Registry, catalog_: Catalog) -> st
     return digest.hexdigest()[:16]
 
 
-def prepare(index, catalog_: Catalog, registry: Registry | None = None) -> int:
+def prepare(index, catalog_: Catalog, registry: Registry | None = None, *, background: bool = False) -> int:
     """Make the index serve every fixed text's vector from its stored table; returns how many were embedded for it
-    (0 when the table for this content and code was already stored)."""
+    (0 when the table for this content and code was already stored). background: a missing table is built on a thread
+    (retrieval/fixed_vectors.py), for a server that should be ready meanwhile."""
     from service.understanding.registry import load_registry
 
     registry = registry or load_registry()
     return index.use_fixed_texts(lambda fingerprint: set_key(fingerprint, registry, catalog_),
-                                 lambda: fixed_texts(index.sections(), registry, catalog_))
+                                 lambda: fixed_texts(index.sections(), registry, catalog_), background=background)

@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import TypeVar
 
 import yaml
+
+from service import yaml_files
 from pydantic import BaseModel, ValidationError
 
 from service.catalog.models import GpuSpec, InstanceType, ModelArch, TierProfile
@@ -137,7 +139,7 @@ _KIND_ZH = {"GPU": "GPU 型号", "model": "模型", "instance type": "云实例�
 
 def _read_yaml(path: Path) -> list[dict]:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml_files.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise CatalogError(str(path), None, None, "file is missing") from None
     except yaml.YAMLError as exc:

@@ -63,6 +63,11 @@ def _ensure_jieba() -> None:
         _segmenter_ready = True
 
 
+def load_dictionary() -> None:
+    """jieba's dictionary with our terms, now rather than at the first Chinese text (about a second, holding the GIL)."""
+    _ensure_jieba()
+
+
 def normalize(text: str) -> str:
     """NFKC folds full-width letters and digits (Ａ１００ -> A100); lowercase for matching."""
     return unicodedata.normalize("NFKC", text).lower()

@@ -72,18 +72,31 @@ class TextVectors:
         return None if found is None else self.vectors[found]
 
 
+def find(directory: Path, identity: str, set_key: str) -> TextVectors | None:
+    """The stored table for this encoder and set, from this process's memory, its file or the user cache; None when it
+    must be built."""
+    tag = encoder_tag(identity)
+    name = f"{PREFIX}{tag}-{set_key}.npy"
+    path = directory / name
+    table = _read(path)
+    if table is None:
+        # A new data directory of content this process has indexed, or that another data directory holds (a second
+        # checkout, the test suite): copied in, atomically.
+        table = _MEMORY.get(name) or _read(user_cache_dir() / name)
+        if table is not None:
+            _write(path, table, stale=f"{PREFIX}{tag}-*.npy")
+    if table is not None:
+        _remember(name, table)
+    return table
+
+
 def load_or_build(directory: Path, identity: str, set_key: str, texts: Callable[[], Iterable[str]], encode: Encode) -> tuple[TextVectors, int]:
     """The table for this encoder and set: from this process's memory, its file, or the user cache, else built now (and
     saved in both places). Returns it and how many texts were embedded to build it (0 when it was found)."""
     tag = encoder_tag(identity)
     name = f"{PREFIX}{tag}-{set_key}.npy"
     path = directory / name
-    table = _read(path)
-    if table is None and name in _MEMORY:
-        table = _MEMORY[name]
-        _write(path, table, stale=f"{PREFIX}{tag}-*.npy")  # a new data directory of content this process has indexed
-    if table is not None:
-        _remember(name, table)
+    if (table := find(directory, identity, set_key)) is not None:
         return table, 0
     with _lock(directory):
         table = _read(path)  # another worker may have built it while this one waited

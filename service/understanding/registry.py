@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-import yaml
+from service import yaml_files
+
 
 DATA_DIR = Path(__file__).parent / "data"
 LANGUAGES = ("en", "zh")
@@ -217,4 +218,4 @@ def _rule_words(raw: dict, rules: tuple[EvidenceRule, ...], path: Path) -> dict[
 
 def _read(path: Path) -> dict:
     with path.open(encoding="utf-8") as handle:
-        return yaml.safe_load(handle) or {}
+        return yaml_files.safe_load(handle) or {}

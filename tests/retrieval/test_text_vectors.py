@@ -103,3 +103,27 @@ def test_a_truncated_file_is_rebuilt_not_trusted(tmp_path: Path) -> None:
     text_vectors._MEMORY.clear()
     table, embedded = load_or_build(tmp_path, "enc-a", "set1", lambda: SENTENCES, CountingEncoder())
     assert embedded == 3 and table.row(SENTENCES[1]) is not None
+
+
+def test_a_table_built_in_the_background_answers_with_the_same_vectors_meanwhile(small_settings) -> None:
+    from service.assistant import fixed_texts
+    from service.retrieval import open_index
+    from tests.retrieval.conftest import small_catalog
+
+    index = open_index(small_settings, small_catalog())
+    assert fixed_texts.prepare(index, small_catalog(), background=True) == 0
+    assert index._fixed.pending is not None, "the table is being built, the index already answers"
+    section_text, heading, _ = index.sections()[0]
+    # A fixed text asked for with the parts of a user's question: the fixed one gets its own run, the parts one run together.
+    asked = [heading, "how much memory does my 13B model need", "and how long would it train on 8 cards"]
+    meanwhile = index.embed(asked)
+    alone = index.embed([section_text])
+    assert index._fixed.pending is not None, "still building: the vectors above were not read from the table"
+    assert index.wait_fixed_texts(timeout=300)
+    assert index._fixed.table.row(heading) is not None
+    # What an index opened with the table in place gives (its own cache of user texts, as a restarted server's).
+    later = open_index(small_settings, small_catalog())
+    assert fixed_texts.prepare(later, small_catalog(), background=True) == 0 and later._fixed.pending is None
+    assert np.array_equal(later.embed(asked), meanwhile)
+    assert np.array_equal(later.embed([section_text]), alone)
+    assert np.array_equal(alone[0], shared_use_multilingual().encode_one(section_text))

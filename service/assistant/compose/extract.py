@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-import yaml
 
+from service import yaml_files
 from service.assistant.understand import INJECTION
 from service.contract import Block, BulletsBlock, ChecklistBlock, ChecklistStep
 
@@ -27,7 +27,7 @@ CUES = Path(__file__).with_name("faq_cues.yaml")
 
 @cache
 def _cues() -> dict[str, dict[str, list[str]]]:
-    return yaml.safe_load(CUES.read_text(encoding="utf-8"))
+    return yaml_files.safe_load(CUES.read_text(encoding="utf-8"))
 
 
 def _alternatives(name: str) -> str:

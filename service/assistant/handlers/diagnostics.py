@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-import yaml
 
+from service import yaml_files
 from service.assistant.compose import extract, sizing
 from service.assistant.compose.work import assumptions, warnings
 from service.assistant.handlers import diagnosis_tools
@@ -98,7 +98,7 @@ class Signature:
 
 @cache
 def signatures() -> tuple[Signature, ...]:
-    raw = yaml.safe_load(SIGNATURES_FILE.read_text(encoding="utf-8"))
+    raw = yaml_files.safe_load(SIGNATURES_FILE.read_text(encoding="utf-8"))
     return tuple(
         Signature(name, re.compile(spec["pattern"], re.IGNORECASE), dict(spec["label"]), dict(spec["query"]), tuple(spec.get("topics") or ()),
                   tuple(spec.get("commands") or ()), tuple(spec.get("covered_by") or ()), spec.get("explain"))

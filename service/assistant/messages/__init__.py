@@ -9,7 +9,8 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-import yaml
+from service import yaml_files
+
 
 DIRECTORY = Path(__file__).parent
 LANGUAGES = ("en", "zh")
@@ -17,7 +18,7 @@ LANGUAGES = ("en", "zh")
 
 @cache
 def catalog(lang: str) -> dict[str, str]:
-    data = yaml.safe_load((DIRECTORY / f"{lang}.yaml").read_text(encoding="utf-8"))
+    data = yaml_files.safe_load((DIRECTORY / f"{lang}.yaml").read_text(encoding="utf-8"))
     return _flatten(data)
 
 
