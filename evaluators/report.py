@@ -43,6 +43,8 @@ def write(results: dict[str, Any], verdicts: list[Verdict], ungated: list[str], 
     # A section is written when its evaluation ran (a results.json may hold only some, e.g. with --from-results).
     if "sizing" in results:
         lines += _sizing(results, out)
+    if "validate" in results:
+        lines += _validate(results["validate"])
     if "retrieval" in results:
         lines += _retrieval(results, out)
     if "assistant" in results:
@@ -72,6 +74,20 @@ def _gates(verdicts: list[Verdict], ungated: list[str]) -> list[str]:
     lines += table(("metric", "value", "threshold", "status"), rows)
     if ungated:
         lines += ["Measured but not gated (add a threshold): " + ", ".join(f"`{m}`" for m in ungated), ""]
+    return lines
+
+
+def _validate(v: dict[str, Any]) -> list[str]:
+    """`advisor validate` on the held-out half: the error tables' headline figures and every miss by name."""
+    s = v["summary"]
+    lines = ["## advisor validate (held-out half)", "", "| check | n | median | p90 | worst |", "|---|---:|---:|---:|---:|"]
+    for name, key in (("step time, layout given", "step_time"), ("step time, llm-analysis", "step_time_llm_analysis"),
+                      ("training memory", "memory"), ("KV capacity", "kv_capacity")):
+        row = s.get(key)
+        if row:
+            lines.append(f"| {name} | {row['n']} | {row['median']:.1%} | {row['p90']:.1%} | {row['worst']:.1%} |")
+    lines += ["", f"Time-to-train band: {s['band_coverage_reported']:.0%} of published runs inside; {s['band_coverage']:.0%} of held-out step runs.", ""]
+    lines += [f"- {line}" for line in v["shortfalls"]] + [""]
     return lines
 
 

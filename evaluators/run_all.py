@@ -110,6 +110,16 @@ def run(options: Options, progress: Any) -> dict[str, Any]:
     if "ours_median_factor" in comparison["summary"]:
         metrics["sizing.training_cost_median_factor"] = comparison["summary"]["ours_median_factor"]
 
+    # `advisor validate`: the step-time, band, memory and KV-capacity error tables on the held-out half.
+    from evaluators import validate
+
+    task = progress.add_task("advisor validate (held-out half)", total=1)
+    check = validate.run(catalog)
+    progress.advance(task)
+    metrics.update(validate.metrics(check))
+    results["validate"] = {"summary": check["summary"], "shortfalls": check["shortfalls"], "by_source": check["by_source"],
+                           "by_generation": check["by_generation"]}
+
     conversations = assistant_eval.load()
     if options.fast:  # spread over the file, so every group and the out-of-scope turns are in the sample
         conversations = conversations[:: max(1, len(conversations) // FAST_CONVERSATIONS)][:FAST_CONVERSATIONS]

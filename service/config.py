@@ -145,6 +145,11 @@ class Settings(BaseSettings):
     llm_breaker_cooldown_s: float = Field(default=30.0, gt=0, le=3600)
 
     max_message_chars: int = Field(default=4000, ge=100, le=100_000)
+    # Chat turns computed at once per worker (service/assistant/gate.py); more wait in arrival order. A turn is CPU-bound
+    # Python: more at once are no faster, and each competes with the event loop that answers the probes.
+    chat_concurrency: int = Field(default=2, ge=1, le=256)
+    # CPU seconds one chat turn may use (service/assistant/budget.py); past it the turn stops with a short notice.
+    turn_budget_s: float = Field(default=1.0, gt=0, le=600)
 
     # Slack channel (service/channels/slack): the /slack routes exist only when both secrets are set.
     slack_bot_token: SecretStr | None = Field(default=None, validation_alias=AliasChoices("ADVISOR_SLACK_BOT_TOKEN", "SLACK_BOT_TOKEN"))

@@ -155,7 +155,8 @@ class Runtime:
                 recorder = Recorder(self.analytics_store, store_questions=self.settings.store_questions)
                 self._assistant = Assistant(self.catalog, _LazyIndex(self), self._store, writer=self.writer,
                                             max_message_chars=self.settings.max_message_chars, secrets=tuple(secrets), understander=understander,
-                                            recorder=recorder, memo_size=self._memo_size())
+                                            recorder=recorder, memo_size=self._memo_size(), turn_budget_s=self.settings.turn_budget_s,
+                                            concurrency=self.settings.chat_concurrency)
             return self._assistant
 
     def _router_encoder(self):

@@ -15,7 +15,8 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, Field
 
-Outcome = Literal["answered", "clarified", "refused_out_of_scope", "abstained", "error"]
+# over_budget: the turn used up its CPU budget (service/assistant/budget.py) and got a short notice instead.
+Outcome = Literal["answered", "clarified", "refused_out_of_scope", "abstained", "over_budget", "error"]
 OUTCOMES: tuple[str, ...] = get_args(Outcome)
 # Pipeline stages in the order they run; `persist` is recorded but not on the answer (it happens after the answer is built).
 STAGES = ("understand", "retrieve", "tools", "compose", "grounding", "llm", "persist")

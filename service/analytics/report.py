@@ -79,7 +79,7 @@ class AnalyticsReport(BaseModel):
     channels: list[Share]
     languages: list[Share]
     intents: list[Share] = Field(description="the most frequent intents, most frequent first")
-    outcomes: list[Share] = Field(description="answered, clarified, refused_out_of_scope, abstained, error")
+    outcomes: list[Share] = Field(description="answered, clarified, refused_out_of_scope, abstained, over_budget, error")
     latency_ms: Latency
     feedback: dict[str, int] = Field(description="ratings in the window: up, down")
     thumbs_down: list[ThumbsDown] = Field(description="newest first")

@@ -31,6 +31,7 @@ from service.assistant.slot_amounts import NUM
 from service.assistant.slots import Slots
 from service.assistant.spec_facts import export_pair
 from service.catalog import Catalog
+from service.sizing.defaults import DEFAULT_GPU
 
 KINDS = ("time", "throughput", "speedup", "peak", "feature", "network", "node_network", "latency", "memory", "decode", "export")
 EXPERT_KINDS = ("efficiency", "offload", "weights")  # listed from claims_expert.kinds when a claim fits no kind
@@ -153,7 +154,7 @@ def check(kind: str, ctx) -> Finding | None:
 # -- the checks ---------------------------------------------------------------
 def _network(ctx) -> Finding:
     s, lang, text = ctx.slots, ctx.lang, ctx.text
-    gpu = s.gpu or "h100-sxm"
+    gpu = s.gpu or DEFAULT_GPU
     gpus = s.gpus or (s.nodes * 8 if s.nodes else 64)
     fabric, per_node_gbit = _fabric(text)
     notes = []
@@ -224,7 +225,7 @@ def _latency(ctx) -> Finding:
     s, lang = ctx.slots, ctx.lang
     claimed_us = float(LATENCY_US.search(ctx.text).group(1))
     gpus = max(s.gpus or 512, 16)
-    result = ctx.run("allreduce", {"gpu": s.gpu or "h100-sxm", "gpus": gpus, "size_mb": 25, "latency_us": max(claimed_us - 0.5, 0.5)})
+    result = ctx.run("allreduce", {"gpu": s.gpu or DEFAULT_GPU, "gpus": gpus, "size_mb": 25, "latency_us": max(claimed_us - 0.5, 0.5)})
     ctx.record("claim-check", {"claimed_latency_us": claimed_us}, {"slowdown_from_half_us": result.slowdown_from_half_us, "verdict": "optimistic"})
     lead = say("claim.lead", lang, verdict=say("claim.verdict.optimistic", lang)) + " " + say(
         "claim.latency_lead", lang, gpus=gpus, slowdown=pct(result.slowdown_from_half_us))

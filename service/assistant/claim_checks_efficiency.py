@@ -15,13 +15,13 @@ import re
 
 from service.assistant.compose.fmt import big, link_name, model_label, num, pct
 from service.assistant.messages import say
+from service.sizing.defaults import DEFAULT_GPU
 
 EFFICIENCY = re.compile(r"(\d{2,3}(?:\.\d+)?)\s*(?:%|％|percent)", re.I)
 COUNT = re.compile(r"(\d{1,3}(?:,\d{3})+|\d{2,6})\s*(?:\+|多|余|several)?\s*(?:张|块|个|台)?\s*(?:gpus?|cards?|卡|accelerators?|nodes?|节点|台)", re.I)
 THOUSANDS_ZH = re.compile(r"(上|近|数|几)?([一二两三四五六七八九十])?千\s*(?:多|余)?\s*(?:张|块|个)?\s*(?:卡|gpu)", re.I)
 CN = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 DEFAULT_GPUS = 1024
-DEFAULT_GPU = "h100-sxm"
 REFERENCE_PARAMS_B = (7, 70)
 GLOBAL_TOKENS = (1024 * 1024, 4 * 1024 * 1024)  # 1M and 4M tokens per optimizer step (Llama 2/3 used 4M)
 SEQ_LEN = 4096

@@ -19,6 +19,7 @@ import re
 from service.assistant.compose.fmt import link_name, num, pick
 from service.assistant.messages import say
 from service.assistant.spec_facts import export_pair
+from service.sizing.defaults import DEFAULT_GPU
 
 PER_TOKEN_MS = re.compile(r"(\d+(?:\.\d+)?)\s*(?:ms|毫秒)", re.I)
 _RATE = r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"  # "10,000" as well as "25" and "12.5"
@@ -26,7 +27,6 @@ _TO = rf"(?:\s*(?:-|–|~|～|到|至|to)\s*{_RATE})?"  # "15-25 tokens/s", "每
 TOKENS_PER_S = re.compile(rf"{_RATE}{_TO}\s*(?:个)?\s*tokens?\s*(?:/\s*s(?:ec)?\b|每秒|per second)|"
                           rf"每秒\s*(?:能|可以|可|约|大约)?\s*(?:有|达|达到|跑|跑到|跑出|生成|输出)?\s*{_RATE}{_TO}\s*(?:个)?\s*token", re.I)
 TP_DEGREES = (1, 2, 4, 8)
-DEFAULT_GPU = "h100-sxm"
 
 
 def claimed_ms_per_token(text: str) -> float | None:

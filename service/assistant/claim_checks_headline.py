@@ -17,6 +17,7 @@ import re
 from service.assistant.compose.fmt import num
 from service.assistant.messages import say
 from service.sizing.interconnect import INTER_FABRICS
+from service.sizing.defaults import DEFAULT_GPU
 
 TFLOPS = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*(?:t(?:flops?|ops)\b|万亿次)", re.I)
 NODE_RATE = re.compile(r"(\d+(?:\.\d+)?)\s*(t|g)\s*(?:bps|b/s|bit/s|bits?\b|b\b|(?=\s*(?:的)?\s*(?:网络|带宽|网卡|network|bandwidth)))", re.I)
@@ -157,7 +158,7 @@ def node_network(ctx):
     total, written = node_gbit(ctx.text)
     per_node = s.gpus if s.gpus and s.gpus <= 16 else GPUS_PER_NODE
     per_gpu = total / per_node
-    gpu = s.gpu or "h100-sxm"
+    gpu = s.gpu or DEFAULT_GPU
     ndr = INTER_FABRICS["infiniband-ndr"]
     same = [i for i in catalog.instances.values() if i.network_gbps == total and i.gpu_count == per_node]
     expected = ctx.run(

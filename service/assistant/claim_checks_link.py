@@ -15,6 +15,7 @@ from service.assistant.compose.fmt import num, pct
 from service.assistant.messages import say
 from service.sizing import references as ref
 from service.sizing.compute import MFU_CEILING
+from service.sizing.defaults import DEFAULT_GPU
 
 BUSBW = re.compile(r"(\d+(?:\.\d+)?)\s*(?:GB/s|GB每秒|GBps|G/s)", re.I)  # bytes, not the Gb/s of a NIC
 ALLREDUCE = re.compile(r"all[- ]?reduce|busbw|bus ?bandwidth|nccl|总线带宽|集合通信", re.I)
@@ -23,7 +24,6 @@ MFU = re.compile(
     r"(\d{1,3}(?:\.\d+)?)\s*%\s*(?:的)?\s*(?:mfu|算力利用率|模型算力利用率|model flops utili[sz]ation)",
     re.I,
 )
-DEFAULT_GPU = "h100-sxm"
 # Published MFU of well-tuned large runs, each with its source (shown to the user with the citation).
 PUBLISHED_MFU = (("Llama 3 405B (H100)", "38%–43%", ref.LLAMA3), ("PaLM 540B (TPU v4)", "46.2%", ref.PALM), ("MegaScale 175B (A100)", "55.2%", ref.MEGASCALE))
 

@@ -12,8 +12,8 @@ import re
 
 from service.assistant.compose.fmt import model_label, num, pct
 from service.assistant.messages import say
+from service.sizing.defaults import DEFAULT_GPU
 
-DEFAULT_GPU = "h100-sxm"
 DEFAULT_PARAMS_B = 7.0
 SEQS_PER_GPU, SEQ_LEN = 4, 4096  # one optimizer step per GPU: 4 sequences of 4,096 tokens (stated in the answer)
 GPU_AFTER = re.compile(r"\s*(?:[A-Za-z]{1,4}\s?\d|gpus?\b|cards?\b|nodes?\b|张|卡|台)", re.I)

@@ -13,6 +13,7 @@ import re
 
 from service.assistant.compose.fmt import big, duration, duration_band, num
 from service.assistant.messages import say
+from service.sizing.defaults import DEFAULT_GPU
 
 MINUTES = re.compile(r"(\d+(?:\.\d+)?)\s*(?:minutes?|mins?\b|分钟)", re.I)
 PER_SAMPLE_MAX = 131_072  # a "tokens" figure no longer than one long-context sample, written next to a sample count
@@ -47,7 +48,7 @@ def time_claim(ctx):
         elif s.tokens is None:
             notes.append(say("claim.time_tokens_note", lang, model=model.name, tokens=big(tokens, lang)))
         data = {"tokens": tokens}
-    gpu = s.gpu or "h100-sxm"
+    gpu = s.gpu or DEFAULT_GPU
     gpus = s.gpus or (s.nodes * 8 if s.nodes else 1 if s.gpu and not s.gpu_hours else 8)
     base = {"model": s.model, "params_b": None if s.model else s.params_b, "gpu": gpu, "method": s.method, **data}
     timing = ctx.run("training-time", {**base, "gpus": gpus, "precision": s.precision})

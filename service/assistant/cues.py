@@ -4,16 +4,14 @@ case-insensitive regex fragments, compiled once per file."""
 from __future__ import annotations
 
 import re
-from functools import cache
 from pathlib import Path
 
-from service import yaml_files
-
+from service import budget, yaml_files
 
 DIRECTORY = Path(__file__).parent
 
 
-@cache
+@budget.loader
 def patterns(file: str) -> dict[str, re.Pattern[str]]:
     data = yaml_files.safe_load((DIRECTORY / file).read_text(encoding="utf-8"))
     return {name: re.compile("|".join(words), re.I) for name, words in data.items()}

@@ -186,9 +186,19 @@ def changes_relatively(text: str) -> bool:
     return _relative(text)
 
 
+CARRIED_FACTS = 120
+CARRIED_MENTIONS = ("option:int8", "option:full")  # settings of the job said in words ("8-bit", "full parameter"), not changes asked about
+
+
 def state(und: Understanding, text: str, previous: dict[str, Any] | None = None) -> dict[str, Any]:
     """What the next turn can build on; chit-chat and out-of-scope turns keep the previous workload."""
     if und.intent in ("out_of_scope", "smalltalk") and previous:
         return previous
     query = f"{und.context} {text}" if und.context else text
-    return {"slots": und.slots.stated(), "intent": und.intent, "ask": und.ask, "query": query[-400:], "language": und.language}
+    kept = {"slots": und.slots.stated(), "intent": und.intent, "ask": und.ask, "query": query[-400:], "language": und.language}
+    case = und.case
+    if case is not None and case.subject:
+        # The case a capability answered: its facts (with their lines) carry into a follow-up that changes one of them.
+        kept["case"] = {"subject": case.subject, "signatures": case.signatures,
+                        "facts": [f.model_dump() for f in case.facts if f.name != "mention" or f.value in CARRIED_MENTIONS][:CARRIED_FACTS]}
+    return kept

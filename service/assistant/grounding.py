@@ -18,6 +18,10 @@ from typing import Any
 from service.assistant.numbers import MULTIPLIER, quantities
 from service.assistant.slots import catalog_names, find_all
 from service.catalog import Catalog
+from service.render.labels import LABELS
+
+# The renderer's own counts ("… 73 more steps in the tool output") number lines of the work, not figures.
+FOLD_COUNTS = re.compile("|".join(re.escape(LABELS[lang]["more_steps"]).replace(r"\{n\}", r"\d+") for lang in LABELS))
 
 FACTORS = (1.0, 100.0, 0.01, 24.0, 1 / 24, 1 / 365, 1 / 8760, 1 / 168, 60.0, 1 / 60, 1e3, 1e-3, 1e6, 1e-6, 1e9, 1e-9, 1e12, 1e-12,
            2**30 / 1e9, 1e9 / 2**30, 1 / 1024, 1024.0, 1 / 2**20, 2.0**20, 8.0, 1 / 8)
@@ -74,6 +78,7 @@ def answer_numbers(answer: str, catalog: Catalog) -> list[tuple[str, float, floa
     text = CODE_BLOCK.sub(" ", answer)
     text = INLINE_CODE.sub(" ", text)
     text = MARKERS.sub(" ", text)
+    text = FOLD_COUNTS.sub(" ", text)
     names = catalog_names(catalog)
     for patterns in (names.model, names.gpu):
         for _, start, end in find_all(patterns, text):

@@ -8,29 +8,36 @@
       -> persist the turn                                                  -> done event
 
 `answer()` runs it in the caller's thread; `stream()` runs it in a worker thread and hands
-the events over as they happen, so the first event reaches the client before the work is done.
+the events over as they happen (event_stream.py), so the first event reaches the client before the work is done.
+Either way a turn computes only once it holds one of the process's slots (gate.py).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
-import queue
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from service.analytics.recorder import Recorder
 from service.analytics.records import TurnFacts, outcome_of
+from service import budget
 from service.assistant import followup
+from service.budget import OverBudget
 from service.assistant.changes import note_changes
+from service.assistant.capabilities import answer_case
 from service.assistant.compose.work import work_block
 from service.assistant.grounding import check
 from service.assistant.handlers import HANDLERS
 from service.assistant.handlers.base import Cancelled, Context, Draft, Searcher
 from service.assistant.handlers.knowledge import knowledge_instead_of_asking
+from service.assistant.event_stream import EventStream
+from service.assistant.gate import TurnGate
+from service.assistant.input_bounds import bound
 from service.assistant.messages import say
 from service.assistant.stage_timing import StageClock, TimedSearcher, fallback_code
 from service.assistant.answer_memo import AnswerMemo, MemoEntry, for_turn
@@ -49,7 +56,6 @@ from service.contract import (
     CitationsEvent,
     DeltaEvent,
     DoneEvent,
-    ErrorEvent,
     Feedback,
     Grounding,
     LeadBlock,
@@ -59,21 +65,27 @@ from service.contract import (
     StreamEvent,
     ToolResultEvent,
 )
-from service.errors import InputError, Problem, RetrievalError
+from service.errors import InputError, Problem
 from service.observability import metrics
 from service.render import markdown
 
 log = logging.getLogger("advisor.assistant")
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 WHITESPACE_RUN = re.compile(r"\s+")
+# The case reader keeps lines and indentation (YAML needs them), with every run of blanks capped: its patterns work a line
+# at a time, and a capped run bounds how far any of them can backtrack over blanks.
+BLANK_RUN = re.compile(r"[ \t\u3000\xa0]{41,}")
+BLANK_LINES = re.compile(r"\n(?:[ \t]*\n){2,}")
+MAX_INDENT = 40
 MAX_WORKS_SHOWN = 2
 DELTA_CHARS = 160
-ERROR_MESSAGES = {  # code -> language -> what the user reads in an `error` event
-    "internal_error": {"en": "The answer could not be completed. Please try again.", "zh": "回答未能完成，请重试。"},
-    "index_unavailable": {"en": "The knowledge index is not available yet; try again shortly.", "zh": "知识库索引暂不可用，请稍后再试。"},
-}
 
 Emit = Callable[[StreamEvent], None]
+
+
+def cap_whitespace(text: str) -> str:
+    """Lines and indentation kept, but no run of blanks longer than MAX_INDENT and no more than one empty line in a row."""
+    return BLANK_LINES.sub("\n\n", BLANK_RUN.sub(" " * MAX_INDENT, text.replace("\r\n", "\n").replace("\r", "\n"))).strip()
 
 
 def collapse_whitespace(text: str) -> str:
@@ -85,10 +97,15 @@ def collapse_whitespace(text: str) -> str:
 
 @dataclass
 class Turn:
-    """A validated request, resolved to its conversation before any work starts."""
+    """A validated request, resolved to its conversation before any work starts.
+
+    `message` is the question as asked (whitespace collapsed): it is what is stored. `text` is what every reader
+    sees: the message with its long runs bounded (input_bounds.py), the same for ordinary questions."""
 
     text: str
+    message: str
     request: ChatRequest
+    raw: str  # the message with its lines and indentation (control characters removed): the case reader's parsers need them
     conversation_id: str
     channel: Channel
     owner: str | None
@@ -97,7 +114,8 @@ class Turn:
 class Assistant:
     def __init__(self, catalog: Catalog, index: Searcher, store: ConversationStore, *, writer: Writer | None = None,
                  max_message_chars: int = 4000, secrets: tuple[str, ...] = (), understander: Understander | None = None,
-                 recorder: Recorder | None = None, memo_size: int = 0) -> None:
+                 recorder: Recorder | None = None, memo_size: int = 0, turn_budget_s: float | None = None,
+                 concurrency: int | None = None) -> None:
         self.catalog, self.index, self.store = catalog, index, store
         # First-turn answers by question (answer_memo.py); only without an LLM writer, whose prose is not a function of the question.
         self.memo = AnswerMemo(memo_size if writer is None else 0)
@@ -107,6 +125,8 @@ class Assistant:
         self.understander: Understander = understander or default_understander(catalog)
         self.writer = writer
         self.max_message_chars = max_message_chars
+        self.turn_budget_s = turn_budget_s  # CPU seconds per turn (budget.py); None: unlimited
+        self.gate = TurnGate(concurrency) if concurrency else None  # turns computed at once (gate.py); None: all at once
         self._secrets = tuple(s for s in secrets if s and len(s) >= 4)
 
     # -- public ---------------------------------------------------------------
@@ -131,8 +151,10 @@ class Assistant:
 
     # -- steps ----------------------------------------------------------------
     def _prepare(self, request: ChatRequest, channel: Channel, owner: str | None) -> Turn:
-        text = self._validate(request)
-        return Turn(text=text, request=request, conversation_id=self._conversation(request, owner), channel=channel, owner=owner)
+        message = self._validate(request)
+        # Every reader sees bounded text (input_bounds.py): the collapsed one, and the one with its lines for the case reader.
+        return Turn(text=bound(message), message=message, raw=bound(cap_whitespace(CONTROL.sub(" ", request.message))), request=request,
+                    conversation_id=self._conversation(request, owner), channel=channel, owner=owner)
 
     def forget(self, conversation_id: str) -> None:
         """A deleted conversation: clear any question text analytics kept of it."""
@@ -140,11 +162,14 @@ class Assistant:
             self.recorder.forget(conversation_id)
 
     def _run(self, turn: Turn, *, emit: Emit | None, cancelled: threading.Event | None) -> Answer:
-        facts = TurnFacts(channel=turn.channel, conversation_id=turn.conversation_id, text=turn.text)
+        facts = TurnFacts(channel=turn.channel, conversation_id=turn.conversation_id, text=turn.message)
         try:
-            answer = self._answer(turn, facts, emit=emit, cancelled=cancelled)
+            with self._slot(chars=len(turn.message)), budget.turn_budget(self.turn_budget_s):
+                answer = self._answer(turn, facts, emit=emit, cancelled=cancelled)
         except Cancelled:
             raise  # the client left: nothing was answered, nothing to record
+        except OverBudget as stop:
+            return self._over_budget(turn, facts, stop, emit)
         except Exception:
             if self.recorder is not None:
                 self.recorder.record(facts, outcome="error", tools=[])
@@ -167,9 +192,10 @@ class Assistant:
             memoisable = emit is None and not state and self.memo.size > 0
             entry = self.memo.get(turn.text, turn.request.language) if memoisable else None
             if entry is None:
-                und = self.understander.understand(turn.text, language=turn.request.language, state=state)
+                und = self.understander.understand(turn.text, language=turn.request.language, state=state, raw=turn.raw)
         if entry is not None:
             return self._replay(turn, facts, entry, clock, started)
+        budget.check("understand")
         message_id = new_id("msg")
         facts.language, facts.intent, facts.message_id, facts.trace = und.language, und.intent, message_id, und.trace
         send(MetaEvent(conversation_id=turn.conversation_id, conversation_key=turn.request.conversation_key, message_id=message_id,
@@ -183,6 +209,7 @@ class Assistant:
         # The handler retrieves and calls tools; what is not retrieval is the tools and the handler's own reasoning.
         clock.add("retrieve", searcher.seconds)
         clock.add("tools", time.perf_counter() - handled - searcher.seconds - searcher.compose_seconds)
+        budget.check("compose")
         with clock.stage("compose", plus=searcher.compose_seconds):
             answer = self._compose(turn, message_id, ctx, draft, clock=clock)
         send(CitationsEvent(citations=answer.citations))
@@ -195,16 +222,19 @@ class Assistant:
                 for piece in split_deltas(pieces[index]):
                     send(DeltaEvent(text=piece))
         if rewrite:
-            with clock.stage("llm"):
+            with clock.stage("llm"), self._slot(released=True):
                 answer = self._rewrite(answer, ctx, draft)
             self._redact(answer)
             for piece in split_deltas(answer.answer):
                 send(DeltaEvent(text=piece))
-        ctx.check_cancelled()  # a client that left never saw this answer: do not record it as given
+        # A client that left never saw this answer: do not record it as given. (Not the budget: the work is done, and a
+        # finished answer is not thrown away for what it cost.)
+        if cancelled is not None and cancelled.is_set():
+            raise Cancelled()
         answer.timings_ms = clock.answer_view()
         with clock.stage("persist"):
             stored, slots = answer.model_dump(mode="json"), followup.state(und, turn.text, state)
-            self.store.save_turn(turn.conversation_id, turn.text, stored, slots, und.language, channel=turn.channel)
+            self.store.save_turn(turn.conversation_id, turn.message, stored, slots, und.language, channel=turn.channel)
         if memoisable:
             self.memo.put(turn.text, turn.request.language, MemoEntry(answer=answer, stored=stored, slots=slots, language=und.language,
                                                                       intent=und.intent, trace=und.trace, top_score=facts.top_score))
@@ -222,10 +252,41 @@ class Assistant:
                                   message_id=message_id)
         answer.timings_ms = clock.answer_view()
         with clock.stage("persist"):
-            self.store.save_turn(turn.conversation_id, turn.text, {**stored, "timings_ms": answer.timings_ms}, entry.slots, entry.language,
+            self.store.save_turn(turn.conversation_id, turn.message, {**stored, "timings_ms": answer.timings_ms}, entry.slots, entry.language,
                                  channel=turn.channel)
         log.info("answered intent=%s lang=%s channel=%s memo=1 ms=%.1f", entry.intent, entry.language, turn.channel,
                  (time.perf_counter() - started) * 1000)
+        return answer
+
+    def _slot(self, *, chars: int = 0, released: bool = False):
+        """A computing slot for a turn of `chars` characters (or, released=True, none while it waits for the LLM)."""
+        if self.gate is None:
+            return contextlib.nullcontext()
+        return self.gate.released() if released else self.gate.turn(chars)
+
+    def _over_budget(self, turn: Turn, facts: TurnFacts, stop: OverBudget, emit: Emit | None) -> Answer:
+        """The turn used up its CPU budget: a short notice in the user's language, counted and recorded, nothing stored
+        (its conversation keeps the state it had before this question)."""
+        lang = facts.language or turn.request.language or detect_language(turn.text)
+        meta_sent = facts.message_id is not None
+        message_id = facts.message_id or new_id("msg")
+        intent = facts.intent or "out_of_scope"
+        blocks: list[Block] = [LeadBlock(text=say("pipeline.over_budget", lang))]
+        answer = Answer(conversation_id=turn.conversation_id, conversation_key=turn.request.conversation_key, message_id=message_id,
+                        answer=markdown.render(blocks, lang), blocks=blocks, language=lang, intent=intent, grounding=Grounding(numbers_checked=0))
+        budget.count(stop.stage)
+        log.warning("turn over its CPU budget at %s: %.3f s (limit %.3g s) channel=%s", stop.stage, stop.spent_s, self.turn_budget_s, turn.channel)
+        if emit is not None:
+            if not meta_sent:
+                emit(MetaEvent(conversation_id=turn.conversation_id, conversation_key=turn.request.conversation_key, message_id=message_id,
+                               language=lang, intent=intent))
+            emit(BlockEvent(index=0, block=blocks[0]))
+            for piece in split_deltas(answer.answer):
+                emit(DeltaEvent(text=piece))
+            emit(DoneEvent(answer=answer))
+        if self.recorder is not None:
+            facts.language, facts.intent, facts.message_id = lang, intent, message_id
+            self.recorder.record(facts, outcome="over_budget", tools=[])
         return answer
 
     def _validate(self, request: ChatRequest) -> str:
@@ -257,6 +318,11 @@ class Assistant:
             question = ctx.understanding.clarification
             return Draft(blocks=[LeadBlock(text=question.question)], clarification=question, show_sources=False, follow_ups=list(question.suggestions))
         try:
+            # A case a capability answers (a pasted OOM, a serving engine's KV error, another error signature, a pasted job's
+            # memory question) is answered from its facts; everything else by the intent's handler.
+            draft = answer_case(ctx)
+            if draft is not None:
+                return draft
             return knowledge_instead_of_asking(ctx, HANDLERS[self.understander.handler(ctx.understanding.intent)](ctx))
         except InputError as exc:
             # A workload the tools refuse (bf16 on a T4, QLoRA pre-training): say why, in the user's language.
@@ -280,6 +346,7 @@ class Assistant:
             grounding=Grounding(numbers_checked=0), slots=ctx.slots.stated(), understanding=ctx.understanding.trace,
         )
         # Grounding runs over the blocks as rendered: every figure a reader sees is checked.
+        budget.check("grounding")
         grounding_started = time.perf_counter()
         answer.grounding = self._ground(answer.answer, ctx, draft)
         if clock is not None:
@@ -323,56 +390,6 @@ class Assistant:
             for secret in self._secrets:
                 dumped = dumped.replace(json.dumps(secret)[1:-1], "[redacted]")
             answer.blocks = Answer.model_validate({**answer.model_dump(mode="json"), "blocks": json.loads(dumped)}).blocks
-
-
-class EventStream:
-    """The pipeline's events, produced by a worker thread and handed over through a queue.
-
-    Iterate it from any one thread; `cancel()` (from any thread) stops the work at the next tool
-    call or retrieval, e.g. when the client disconnected. Anything failing after the start becomes
-    an `error` event, last.
-    """
-
-    _END = object()
-
-    def __init__(self, assistant: Assistant, turn: Turn) -> None:
-        self._assistant, self._turn = assistant, turn
-        self._queue: queue.Queue = queue.Queue()
-        self._cancelled = threading.Event()
-        self._worker: threading.Thread | None = None
-
-    def _work(self) -> None:
-        language = self._turn.request.language
-        try:
-            self._assistant._run(self._turn, emit=self._queue.put, cancelled=self._cancelled)
-        except Cancelled:
-            log.info("stream cancelled: the client went away")
-        except Exception as exc:
-            lang = language or detect_language(self._turn.text)
-            code = "index_unavailable" if isinstance(exc, RetrievalError) else "internal_error"
-            if code == "internal_error":
-                log.exception("streamed answer failed")
-            else:
-                log.warning("streamed answer failed: %s", exc)
-            self._queue.put(ErrorEvent(code=code, message=ERROR_MESSAGES[code][lang]))
-        finally:
-            self._queue.put(self._END)
-
-    def __iter__(self) -> Iterator[StreamEvent]:
-        if self._worker is None:
-            self._worker = threading.Thread(target=self._work, name="advisor-stream", daemon=True)
-            self._worker.start()
-        while True:
-            event = self._queue.get()
-            if event is self._END:
-                return
-            yield event
-
-    def cancel(self) -> None:
-        self._cancelled.set()
-
-    def close(self) -> None:
-        self.cancel()
 
 
 def _citation(hit) -> Citation:

@@ -69,7 +69,19 @@ LONG_BLANK_RUN = re.compile(rf" {{{MAX_BLANK_RUN + 1},}}")
 
 def blank_out(text: str, start: int, end: int) -> str:
     """`text` with [start, end) blanked, each run of blanks capped at MAX_BLANK_RUN."""
-    text = text[:start] + " " * (end - start) + text[end:]
+    return blank_all(text, [(start, end)])
+
+
+def blank_all(text: str, spans: list[tuple[int, int]]) -> str:
+    """`text` with every [start, end) blanked in one pass (hundreds of names cost one copy, not one each), each run of
+    blanks capped at MAX_BLANK_RUN."""
+    pieces, reached = [], 0
+    for start, end in sorted(spans):
+        start = max(start, reached)
+        if end > start:
+            pieces += [text[reached:start], " " * (end - start)]
+            reached = end
+    text = "".join([*pieces, text[reached:]])
     return LONG_BLANK_RUN.sub(lambda run: " " * MAX_BLANK_RUN + "\0" * (len(run.group()) - MAX_BLANK_RUN), text)
 
 

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from service.assistant.ownership_readers import ownership_figures
 from service.assistant.numbers import ARABIC
-from service.assistant.slot_amounts import NUM, MULT, blank_out, budget, data_amounts, deadline, mask_sequence, model_size, number, sequence_length, signed, utilization
+from service.assistant.slot_amounts import NUM, MULT, blank_all, blank_out, budget, data_amounts, deadline, mask_sequence, model_size, number, sequence_length, signed, utilization
 from service.assistant.slot_readers import EN_COUNT, EN_COUNTS, card_by_memory, size_after_name, storage_write_gbps, users_in
 from service.assistant.slot_readers import optimizer as read_optimizer
 from service.assistant.slot_readers import price as _price
@@ -137,8 +137,7 @@ def extract_slots(text: str, catalog: Catalog) -> Slots:
     models = find_all(names.model, text)
     if models:
         slots["model"] = models[0][0]
-        for _, s, e in models:
-            mask(s, e)
+        masked = blank_all(masked, [(s, e) for _, s, e in models])
         size, token = size_after_name(text, models[0], catalog)
         if size:
             # "DeepSeek-R1-Distill-Qwen-32B": the name's own parameter count beats the family it starts with.
@@ -175,8 +174,7 @@ def extract_slots(text: str, catalog: Catalog) -> Slots:
             distinct += [g for g in _form_factor_siblings(text, gpus, names) if g not in distinct]
         if len(distinct) > 1:
             slots["compare_gpus"] = distinct
-        for _, s, e in gpus:
-            mask(s, e)
+        masked = blank_all(masked, [(s, e) for _, s, e in gpus])
         slots.update(_gpu_counts(masked, gpus))
 
     elif (card := card_by_memory(masked)) is not None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from functools import cache
 from typing import Literal, get_args
 
 from pydantic import BaseModel
@@ -11,6 +10,8 @@ from pydantic import BaseModel
 from service.assistant.slots import Slots, extract_slots
 from service.catalog import Catalog
 from service.contract import Clarification, Intent, Language, UnderstandingTrace  # the contract owns these; the pipeline reads them
+from service import budget
+from service.understanding.case.model import Case
 
 SizingAsk = Literal["memory", "time", "deadline", "budget_tokens", "inference", "cost", "checkpoint", "allreduce", "data_loader", "compute", "nccl", "model_size", "gpu_count"]
 
@@ -29,6 +30,7 @@ class Understanding(BaseModel):
     clarification: Clarification | None = None  # a close call between two readings: ask which one
     evidence: list[str] = []  # the evidence rules (registry.yaml) that fired for the chosen intent: handlers may answer by them
     far_from_domain: bool = False  # no in-domain exemplar near, and no domain evidence or cue word: off topic even as a follow-up
+    case: Case | None = None  # the message read once: prose, pasted artefacts, facts with their lines, the act (service/understanding/case)
 
 
 PASTED = re.compile(r"```.*?(?:```|$)", re.S)
@@ -85,7 +87,7 @@ CUE_NAMES = {
 SIZING_ASKS: tuple[str, ...] = get_args(SizingAsk)
 
 
-@cache
+@budget.loader
 def _cues():
     """The cascade's cues, read from data on first use.
 
@@ -113,7 +115,7 @@ TOPO = re.compile(r"GPU0\s+GPU1|(?:^|\n)\s*GPU\d\s+(?:X|NV\d+|SYS|PHB|PIX|PXB|NO
 NCCL = re.compile(r"all_reduce_perf|busbw|algbw|avg bus bandwidth|#\s*size\s+count", I)
 
 
-@cache
+@budget.loader
 def _fit_words():
     """The fit-question words ("can", "enough", "够不够", "跑得动"): data, shared with the evidence rule own_fit_question.
 

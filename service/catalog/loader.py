@@ -13,11 +13,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TypeVar
 
+import ahocorasick
 import yaml
-
-from service import yaml_files
 from pydantic import BaseModel, ValidationError
 
+from service import yaml_files
 from service.catalog.models import GpuSpec, InstanceType, ModelArch, TierProfile
 from service.errors import CatalogError, Problem, UnknownNameError
 
@@ -27,17 +27,8 @@ FILES = {"gpus": "gpus.yaml", "models": "models.yaml", "instances": "instances.y
 
 
 NAME_SEPARATORS = re.compile(r"[\s\-_/·]+")
-
-
-def _starts_a_word(family: str, text: str) -> bool:
-    """Whether family occurs in text with no letter a-z just before it (a string search: a pattern per catalog spelling
-    would be compiled while answering)."""
-    at = text.find(family)
-    while at != -1:
-        if at == 0 or not "a" <= text[at - 1] <= "z":
-            return True
-        at = text.find(family, at + 1)
-    return False
+PATH_SEPARATOR = re.compile(r"[\\/]")
+SIZE_IN_NAME = re.compile(r"(\d+(?:\.\d+)?)\s*b(?![a-z0-9])")
 
 
 def normalize(name: str) -> str:
@@ -46,7 +37,7 @@ def normalize(name: str) -> str:
     return NAME_SEPARATORS.sub("", text)
 
 
-SIZE_IN_NAME = re.compile(r"(\d+(?:\.\d+)?)\s*b(?![a-z0-9])")
+_FAMILY_GOES_ON = frozenset("0123456789.")  # right after a family: a version goes on ("falcon3", "llama3.1")
 
 
 @dataclass(frozen=True)
@@ -58,13 +49,14 @@ class Catalog:
     _gpu_names: dict[str, str] = field(default_factory=dict, repr=False)
     _model_names: dict[str, str] = field(default_factory=dict, repr=False)
     _instance_names: dict[str, str] = field(default_factory=dict, repr=False)
+    _families: dict = field(default_factory=dict, repr=False, compare=False)  # size token -> automaton of model families
 
     # -- lookups --------------------------------------------------------------
     def gpu(self, name: str, *, field_name: str = "gpu") -> GpuSpec:
         return self.gpus[self._resolve(name, self._gpu_names, "GPU", field_name)]
 
     def model(self, name: str, *, field_name: str = "model") -> ModelArch:
-        key = self._model_names.get(normalize(name)) or self._fuzzy_model(name)
+        key = self._model_key(name)
         if key is None:
             self._unknown(name, self._model_names, "model", field_name)
         return self.models[key]
@@ -77,7 +69,7 @@ class Catalog:
         return self.gpus[key] if key else None
 
     def find_model(self, name: str) -> ModelArch | None:
-        key = self._model_names.get(normalize(name)) or self._fuzzy_model(name)
+        key = self._model_key(name)
         return self.models[key] if key else None
 
     def instances_for(self, gpu_id: str) -> list[InstanceType]:
@@ -97,6 +89,16 @@ class Catalog:
             self._unknown(name, names, kind, field_name)
         return key  # type: ignore[return-value]
 
+    def _model_key(self, name: str) -> str | None:
+        """A spelling, else the last part of a repo id or local path ("Qwen/Qwen1.5-14B-Chat", "/models/chatglm3-6b"), else fuzzy."""
+        base = PATH_SEPARATOR.split(name.strip().rstrip("/\\"))[-1]
+        for candidate in dict.fromkeys((name, base)):
+            key = self._model_names.get(normalize(candidate))
+            if key:
+                return key
+        # The base first: in "Qwen/Qwen1.5-14B-Chat" the organisation's "Qwen" would otherwise read as Qwen (v1).
+        return self._fuzzy_model(base) or (self._fuzzy_model(name) if base != name else None)
+
     def _fuzzy_model(self, name: str) -> str | None:
         """'70B 的 Llama 3' -> llama-3-70b: a family spelling plus a size token."""
         text = normalize(name)
@@ -105,16 +107,34 @@ class Catalog:
         if not size:
             return None
         size_token = size.group(1) + "b"
-        best: tuple[int, str] | None = None
-        for spelling, model_id in self._model_names.items():
-            if not spelling.endswith(size_token) or len(spelling) <= len(size_token):
-                continue
-            family = spelling[: -len(size_token)]
-            # The family must start a word: "tinyllama 7b" is not "llama 7b".
-            if family and _starts_a_word(family, text.replace(size_token, " ")):
-                if best is None or len(family) > best[0]:
-                    best = (len(family), model_id)
-        return best[1] if best else None
+        families = self._families_of(size_token)
+        if families is None:
+            return None
+        # One pass over the text for every family of that size (not one search per spelling); the longest wins,
+        # the catalog's first spelling among equals. The family must start a word ("tinyllama 7b" is not "llama 7b")
+        # and end one: "falcon3 7b" is not "falcon 7b", "llama3.1 8b" is not "llama3 8b".
+        haystack = text.replace(size_token, " ")
+        best: tuple[int, int, str] | None = None
+        for end, (order, family, model_id) in families.iter(haystack):
+            start = end - len(family) + 1
+            if (start == 0 or not ("a" <= haystack[start - 1] <= "z")) and haystack[end + 1 : end + 2] not in _FAMILY_GOES_ON:
+                candidate = (len(family), -order, model_id)
+                best = candidate if best is None or candidate[:2] > best[:2] else best
+        return best[2] if best else None
+
+    def _families_of(self, size_token: str):
+        """An automaton of the model spellings that end in `size_token`, without it (built once per size)."""
+        if size_token not in self._families:
+            automaton = ahocorasick.Automaton(ahocorasick.STORE_ANY, ahocorasick.KEY_STRING)
+            for order, (spelling, model_id) in enumerate(self._model_names.items()):
+                if spelling.endswith(size_token) and len(spelling) > len(size_token):
+                    family = spelling[: -len(size_token)]
+                    if not automaton.exists(family):  # the first spelling of a family wins ties, as in catalog order
+                        automaton.add_word(family, (order, family, model_id))
+            if len(automaton):
+                automaton.make_automaton()
+            self._families[size_token] = automaton if len(automaton) else None
+        return self._families[size_token]
 
     @staticmethod
     def _unknown(name: str, names: dict[str, str], kind: str, field_name: str) -> None:

@@ -14,6 +14,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 Confidence = Literal["high", "medium", "low"]
+# Architectures older than Ampere: no BF16, no TF32, no FP8, and FlashAttention-2 does not run on them.
+PRE_AMPERE_ARCHITECTURES = frozenset({"pascal", "volta", "turing"})
+# Pascal has no tensor cores: its FP16 figure is packed half precision (P100) or the FP32 rate (GP102 cards, see their notes).
+NO_TENSOR_CORE_ARCHITECTURES = frozenset({"pascal"})
 
 
 class Strict(BaseModel):
@@ -81,9 +85,20 @@ class GpuSpec(Sourced):
             raise ValueError("bf16_dense_tflops must be set exactly when supports_bf16 is true")
         if self.supports_fp8 != (self.fp8_dense_tflops is not None):
             raise ValueError("fp8_dense_tflops must be set exactly when supports_fp8 is true")
+        if self.architecture.lower() in PRE_AMPERE_ARCHITECTURES and (self.supports_bf16 or self.supports_fp8 or self.tf32_dense_tflops):
+            raise ValueError(f"{self.architecture} is older than Ampere: no BF16, FP8 or TF32 (supports_bf16/supports_fp8 false, tf32 null)")
         if self.sparse_fp16_tflops is not None and self.sparse_fp16_tflops < 1.5 * self.fp16_dense_tflops:
             raise ValueError("sparse_fp16_tflops should be about twice the dense figure; is a dense number in the sparse field?")
         return self
+
+    @property
+    def supports_flash_attention_2(self) -> bool:
+        """FlashAttention-2 needs Ampere or newer (NVIDIA) or CDNA 2+ (AMD, through ROCm)."""
+        return self.architecture.lower() not in PRE_AMPERE_ARCHITECTURES
+
+    @property
+    def has_tensor_cores(self) -> bool:
+        return self.architecture.lower() not in NO_TENSOR_CORE_ARCHITECTURES
 
     @property
     def pcie_gbps_per_direction(self) -> float:

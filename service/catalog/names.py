@@ -2,8 +2,8 @@
 
 Two views of the same spellings (ids, names and aliases from the catalogs):
 
-- `catalog_names(catalog)` / `find_all`: one alternation regex per kind (GPUs, with instance types
-  standing for their GPU; models), longest spelling first, with positions, for slot extraction
+- `catalog_names(catalog)` / `find_all`: one finder per kind (GPUs, with instance types standing for their GPU;
+  models) that matches what an alternation of its spellings, longest first, would, with positions, for slot extraction
   and grounding ("64台8卡H100" -> h100-sxm at 4..8, so its digits are not read as quantities);
 - `named_documents`: whole runs of consecutive words compared in the catalog's normalized form,
   for retrieval, which maps names to spec-card documents.
@@ -16,40 +16,43 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
-from functools import lru_cache
+from dataclasses import dataclass
 
 from service.catalog.loader import Catalog, normalize
+from service.catalog.terms import Spelling, TermFinder
 
 _WORDS = re.compile(r"[a-z0-9]+(?:[._+/\-][a-z0-9]+)*|[\u3400-\u9fff\uf900-\ufaff]+")
 MAX_WORDS = 4
-
-
 SEPARATOR_RUN = re.compile(r"[\s\-_]+")
 
 
 # -- positions in text (slots, grounding) ------------------------------------------------------------
-def _alias_pattern(alias: str) -> str:
-    parts = [re.escape(p) for p in SEPARATOR_RUN.split(alias.strip()) if p]
-    return r"[\s\-_]*".join(parts)
-
-
 class CatalogNames:
-    """One alternation regex per kind over every catalog spelling (longest first), built once per catalog."""
+    """One finder per kind over every catalog spelling (longest first), built once per catalog: one pass over a text
+    finds every spelling (service/catalog/terms.py), where an alternation regex tried each at every position."""
 
     def __init__(self, catalog: Catalog) -> None:
         # Instance names stand for their GPU ("p5.48xlarge 和 p4d.24xlarge 哪个便宜" compares H100 with A100).
         instances = {name: i.gpu for i in catalog.instances.values() for name in (i.name, i.id)}
-        self.gpu = self._build({**instances, **{g.id: g.id for g in catalog.gpus.values()}, **_spellings(catalog.gpus.values())}, counted=True)
-        self.model = self._build({**{m.id: m.id for m in catalog.models.values()}, **_spellings(catalog.models.values())})
+        self.gpu = _build({**instances, **{g.id: g.id for g in catalog.gpus.values()}, **_spellings(catalog.gpus.values())}, counted=True)
+        self.model = _build({**{m.id: m.id for m in catalog.models.values()}, **_spellings(catalog.models.values())})
 
-    @staticmethod
-    def _build(spellings: dict[str, str], counted: bool = False) -> tuple[re.Pattern[str], dict[str, str]]:
-        by_key = {_key(s): ident for s, ident in spellings.items() if len(s) >= 2}
-        ordered = sorted(spellings, key=len, reverse=True)
-        alternation = "|".join(_alias_pattern(s) for s in ordered if len(s) >= 2)
-        # A count glued on with an "x" ("8xH100", "4x4090") may precede a GPU name; an optional plural "s" ("256 H100s").
-        start = r"(?:(?<![A-Za-z0-9.])|(?<=\d[xX]))" if counted else r"(?<![A-Za-z0-9.])"
-        return re.compile(rf"{start}(?:{alternation})s?(?![A-Za-z0-9])", re.IGNORECASE), by_key
+
+
+@dataclass(frozen=True)
+class NameFinder:
+    finder: TermFinder
+    by_key: dict[str, str]  # folded spelling -> catalog id
+
+
+def _build(spellings: dict[str, str], counted: bool = False) -> NameFinder:
+    by_key = {_key(s): ident for s, ident in spellings.items() if len(s) >= 2}
+    ordered = sorted(spellings, key=len, reverse=True)
+    # A count glued on with an "x" ("8xH100", "4x4090") may precede a GPU name; an optional plural "s" ("256 H100s").
+    # A GPU name followed by "Ti" or "Super" is another card: "4070 Ti" is not the RTX 4070. Cards in the catalog match
+    # first with their longer spelling ("4070 Ti Super", "3080 Ti"); an unknown variant is left unnamed, not misread.
+    before, after = ("counted", "card") if counted else ("name", "plural")
+    return NameFinder(TermFinder([[Spelling(s, before=before, after=after) for s in ordered if len(s) >= 2]]), by_key)
 
 
 def _key(spelling: str) -> str:
@@ -74,23 +77,15 @@ def catalog_names(catalog: Catalog) -> CatalogNames:
     return _NAMES[key]
 
 
-def find_all(names: tuple[re.Pattern[str], dict[str, str]], text: str) -> list[tuple[str, int, int]]:
+def find_all(names: NameFinder, text: str) -> list[tuple[str, int, int]]:
     """Non-overlapping (id, start, end) catalog names in reading order."""
-    pattern, by_key = names
     found = []
-    for spelled, start, end in _matches(pattern, text):
-        key = _key(spelled)
-        ident = by_key.get(key) or by_key.get(key[:-1])  # the optional plural
+    for start, end, _ in names.finder.find(text)[0]:
+        key = _key(text[start:end])
+        ident = names.by_key.get(key) or names.by_key.get(key[:-1])  # the optional plural
         if ident:
             found.append((ident, start, end))
     return found
-
-
-@lru_cache(maxsize=4096)
-def _matches(pattern: re.Pattern[str], text: str) -> tuple[tuple[str, int, int], ...]:
-    # The alternation has hundreds of spellings and one turn scans the same text several times
-    # (slots, evidence, grounding): scanning once per text saves most of that.
-    return tuple((m.group(0), m.start(), m.end()) for m in pattern.finditer(text))
 
 
 # -- documents named (retrieval) ------------------------------------------------------------------------

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import typer
 
-from service.cli import ask, knowledge, sizing
+from service.cli import ask, knowledge, sizing, validate
 from service.cli import eval as eval_cli
 from service.cli.errors import exit_on_settings_error
 
@@ -76,6 +76,7 @@ def serve(
 app.add_typer(sizing.size_app, name="size")
 app.command("ask")(ask.ask_command)
 app.command("eval")(eval_cli.eval_command)
+app.command("validate")(validate.validate_command)
 knowledge.register(app)
 
 

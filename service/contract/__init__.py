@@ -7,6 +7,7 @@ the public surface; `tests/contract/test_public_surface.py` pins them.
 
 from service.contract.answer import (
     Answer,
+    CaseFact,
     Channel,
     ChatRequest,
     Citation,
@@ -54,7 +55,7 @@ from service.contract.events import (
 )
 
 __all__ = [
-    "Answer", "BLOCK_TYPES", "Band", "Block", "BlockEvent", "BulletsBlock", "Channel", "ChatRequest", "ChecklistBlock", "ChecklistStep",
+    "Answer", "BLOCK_TYPES", "Band", "Block", "BlockEvent", "BulletsBlock", "CaseFact", "Channel", "ChatRequest", "ChecklistBlock", "ChecklistStep",
     "Citation", "CitationsEvent", "Clarification", "DeltaEvent", "DoneEvent", "ErrorEvent", "Feedback", "Grounding", "Intent", "Language",
     "LeadBlock", "Link", "MetaEvent", "Neighbour", "NoticeBlock", "ParagraphBlock", "Recommendation", "RecommendationBlock",
     "RecommendedOption", "SourceItem", "SourcesBlock", "StreamEvent", "TableBlock", "TableCell", "TableColumn", "ToolCall",

@@ -65,6 +65,16 @@ class Neighbour(BaseModel):
     similarity: float
 
 
+class CaseFact(BaseModel):
+    """One fact read from the message: its name, its value, and the line it came from (1-based) with that line's words."""
+
+    name: str
+    value: str | int | float | bool
+    line: int
+    quote: str
+    parser: str
+
+
 class UnderstandingTrace(BaseModel):
     """Why the question was read the way it was: scores per intent and the evidence behind them."""
 
@@ -73,6 +83,10 @@ class UnderstandingTrace(BaseModel):
     scores: dict[str, float] = Field(default_factory=dict)
     neighbours: list[Neighbour] = Field(default_factory=list)
     rules: list[str] = Field(default_factory=list, description="structured evidence that moved the scores")
+    act: str | None = Field(default=None, description="what the question literally asks: quantity, yes_no, cause, choice, procedure, consequence, explain")
+    subject: str | None = Field(default=None, description="what the case is about, when a capability answers it (training_oom, serving_memory, error, ...)")
+    signatures: list[str] = Field(default_factory=list, description="error signatures found in what was pasted, most specific first")
+    facts: list[CaseFact] = Field(default_factory=list, description="facts read from the message (commands, configs, logs, tool output, prose)")
 
 
 class Answer(BaseModel):

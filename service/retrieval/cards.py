@@ -141,7 +141,10 @@ def _gpu_en(gpu: GpuSpec, instances: list[InstanceType]) -> Iterator[str]:
     yield f"- GPU memory (VRAM): {_num(gpu.memory_gb)} GB of {gpu.memory_type}."
     yield f"- Memory bandwidth: {_num(gpu.memory_bandwidth_gbps)} GB/s ({_num(gpu.memory_bandwidth_gbps / 1000)} TB/s)."
     yield "\n## Compute throughput, dense and sparse\n"
-    yield f"- FP16 tensor throughput, dense (no sparsity): {_num(gpu.fp16_dense_tflops)} TFLOPS."
+    if gpu.has_tensor_cores:
+        yield f"- FP16 tensor throughput, dense (no sparsity): {_num(gpu.fp16_dense_tflops)} TFLOPS."
+    else:
+        yield f"- FP16 throughput, dense (no tensor cores on {gpu.architecture}): {_num(gpu.fp16_dense_tflops)} TFLOPS."
     if gpu.bf16_dense_tflops:
         yield f"- BF16 tensor throughput, dense: {_num(gpu.bf16_dense_tflops)} TFLOPS."
     if gpu.tf32_dense_tflops:
@@ -149,7 +152,8 @@ def _gpu_en(gpu: GpuSpec, instances: list[InstanceType]) -> Iterator[str]:
     if gpu.fp8_dense_tflops:
         yield f"- FP8 tensor throughput, dense: {_num(gpu.fp8_dense_tflops)} TFLOPS."
     if gpu.int8_dense_tops:
-        yield f"- INT8 tensor throughput, dense: {_num(gpu.int8_dense_tops)} TOPS."
+        kind = "tensor throughput" if gpu.has_tensor_cores else "throughput (DP4A on CUDA cores)"
+        yield f"- INT8 {kind}, dense: {_num(gpu.int8_dense_tops)} TOPS."
     if gpu.fp32_tflops:
         yield f"- FP32 on CUDA cores (non-tensor, never sparse): {_num(gpu.fp32_tflops)} TFLOPS."
     if gpu.sparse_fp16_tflops:
@@ -157,6 +161,8 @@ def _gpu_en(gpu: GpuSpec, instances: list[InstanceType]) -> Iterator[str]:
     if gpu.sparse_fp8_tflops:
         yield f"- FP8 with 2:4 structured sparsity (sparse figure): {_num(gpu.sparse_fp8_tflops)} TFLOPS."
     yield f"- Precision support: BF16 {'yes' if gpu.supports_bf16 else 'no'}, FP8 {'yes' if gpu.supports_fp8 else 'no'}."
+    if not gpu.supports_flash_attention_2:
+        yield f"- FlashAttention-2: not supported on {gpu.architecture} (it needs Ampere or newer)."
     yield "\n## Interconnect and power\n"
     if gpu.scale_up:
         link = gpu.scale_up
@@ -182,7 +188,10 @@ def _gpu_zh(gpu: GpuSpec, instances: list[InstanceType]) -> Iterator[str]:
     yield f"- 显存容量：{_num(gpu.memory_gb)} GB {gpu.memory_type}。"
     yield f"- 显存带宽：{_num(gpu.memory_bandwidth_gbps)} GB/s（{_num(gpu.memory_bandwidth_gbps / 1000)} TB/s）。"
     yield "\n## 算力（稠密与稀疏）\n"
-    yield f"- FP16 Tensor 算力（稠密，不含稀疏）：{_num(gpu.fp16_dense_tflops)} TFLOPS。"
+    if gpu.has_tensor_cores:
+        yield f"- FP16 Tensor 算力（稠密，不含稀疏）：{_num(gpu.fp16_dense_tflops)} TFLOPS。"
+    else:
+        yield f"- FP16 算力（稠密；{gpu.architecture} 没有 Tensor Core）：{_num(gpu.fp16_dense_tflops)} TFLOPS。"
     if gpu.bf16_dense_tflops:
         yield f"- BF16 Tensor 算力（稠密）：{_num(gpu.bf16_dense_tflops)} TFLOPS。"
     if gpu.tf32_dense_tflops:
@@ -190,7 +199,8 @@ def _gpu_zh(gpu: GpuSpec, instances: list[InstanceType]) -> Iterator[str]:
     if gpu.fp8_dense_tflops:
         yield f"- FP8 Tensor 算力（稠密）：{_num(gpu.fp8_dense_tflops)} TFLOPS。"
     if gpu.int8_dense_tops:
-        yield f"- INT8 Tensor 算力（稠密）：{_num(gpu.int8_dense_tops)} TOPS。"
+        kind = "Tensor 算力" if gpu.has_tensor_cores else "算力（CUDA 核心 DP4A）"
+        yield f"- INT8 {kind}（稠密）：{_num(gpu.int8_dense_tops)} TOPS。"
     if gpu.fp32_tflops:
         yield f"- FP32 CUDA 核心算力（非 Tensor，无稀疏）：{_num(gpu.fp32_tflops)} TFLOPS。"
     if gpu.sparse_fp16_tflops:
@@ -198,6 +208,8 @@ def _gpu_zh(gpu: GpuSpec, instances: list[InstanceType]) -> Iterator[str]:
     if gpu.sparse_fp8_tflops:
         yield f"- FP8 2:4 结构化稀疏算力（稀疏口径）：{_num(gpu.sparse_fp8_tflops)} TFLOPS。"
     yield f"- 精度支持：BF16 {'支持' if gpu.supports_bf16 else '不支持'}，FP8 {'支持' if gpu.supports_fp8 else '不支持'}。"
+    if not gpu.supports_flash_attention_2:
+        yield f"- FlashAttention-2：{gpu.architecture} 架构不支持（需要 Ampere 或更新的架构）。"
     yield "\n## 互联与功耗\n"
     if gpu.scale_up:
         link = gpu.scale_up

@@ -75,6 +75,8 @@ class SizingRequest(BaseModel):
             if any(e["type"] in _RANGE_ERRORS for e in exc.errors()) and isinstance(value, (int, float, str)):
                 try:
                     finite = abs(float(value)) != float("inf") and float(value) == float(value)
+                except OverflowError:
+                    finite = True  # a whole number beyond float range (10**400): finite, only out of range
                 except ValueError:
                     finite = False
                 if finite:

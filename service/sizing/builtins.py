@@ -6,9 +6,11 @@ from service.sizing import (
                     compute_optimal,
                     cost,
                     inference,
+                    kv_capacity,
                     interconnect,
                     memory,
                     recommend,
+                    step_time,
                     storage,
 )
 from service.sizing.registry import SizingTool, register
@@ -19,10 +21,16 @@ register(SizingTool("training-memory", memory.TrainingMemoryRequest, memory.Trai
 register(SizingTool("inference", inference.InferenceRequest, inference.InferenceResult, inference.estimate_inference,
                     "Inference memory (weights + KV cache) and decode/prefill speed.",
                     "推理显存（权重 + KV 缓存）与解码/预填充速度。"))
+register(SizingTool("kv-capacity", kv_capacity.KvCapacityRequest, kv_capacity.KvCapacityResult, kv_capacity.kv_capacity,
+                    "KV-cache capacity as vLLM counts it: tokens and blocks from the engine's arguments.",
+                    "按 vLLM 的算法计算 KV 缓存容量：根据引擎参数得出可容纳的 token 数与块数。"))
 register(SizingTool("training-compute", compute.ComputeRequest, compute.ComputeResult, compute.training_compute,
                     "Training FLOPs: 6·N·D plus attention.", "训练计算量：6·N·D 加注意力项。"))
 register(SizingTool("training-time", compute.TrainingTimeRequest, compute.TrainingTimeResult, compute.training_time,
                     "Wall-clock time and GPU-hours on N GPUs with an MFU band.", "在 N 张 GPU 上的训练时长与 GPU 小时数（含 MFU 区间）。"))
+register(SizingTool("step-time", step_time.StepTimeRequest, step_time.StepTimeResult, step_time.step_time,
+                    "Step time for a stated layout (TP, PP, DP, CP, micro-batch, recomputation, ZeRO, links): every term shown.",
+                    "给定并行布局（TP、PP、DP、CP、micro-batch、重计算、ZeRO、互联）下的单步训练时间，逐项列出。"))
 register(SizingTool("gpus-for-deadline", compute.DeadlineRequest, compute.DeadlineResult, compute.gpus_for_deadline,
                     "GPUs needed to finish by a deadline.", "在截止时间前完成所需的 GPU 数量。"))
 register(SizingTool("tokens-in-budget", compute.TokenBudgetRequest, compute.TokenBudgetResult, compute.tokens_in_budget,

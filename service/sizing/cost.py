@@ -2,26 +2,32 @@
 
 from __future__ import annotations
 
-import math
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from service.catalog import Catalog, InstanceType
 from service.errors import InputError, Problem
+from service.i18n import BilingualValueError
 from service.sizing import references as ref
 from service.sizing.base import ModelRef, SizingRequest, SizingResult
-from service.sizing.compute import run_hours
+from service.sizing.prices import (  # noqa: F401  (re-exported: callers import the price primitives from here)
+    DEFAULT_FX_CNY_PER_USD,
+    RESERVED_DISCOUNT,
+    SPOT_DISCOUNT,
+    Currency,
+    InstancePrice,
+    Pricing,
+    cheapest_instance,
+    convert,
+    instance_price,
+    listed,
+)
+from service.sizing.compute import Band, run_hours
+from service.sizing.job_cost import PRICINGS, JobPrice, Layout, TimeBasis, job_price, layout_hours, note_unlisted
 from service.sizing.shapes import resolve_shape
 from service.sizing.work import Ledger, sig
 
-Pricing = Literal["on-demand", "reserved", "spot"]
-Currency = Literal["USD", "CNY"]
-
-DEFAULT_FX_CNY_PER_USD = 7.1
-# Used only when the catalog has no reserved/spot price for an instance.
-RESERVED_DISCOUNT = 0.35
-SPOT_DISCOUNT = 0.60
 HOURS_PER_YEAR = 8760.0
 
 # Rough street price of one GPU plus its share of the server (USD). No authoritative
@@ -32,59 +38,6 @@ CAPEX_PER_GPU_USD = {
     "a100-40gb-sxm": 14_000, "a100-40gb-pcie": 12_000, "l40s": 12_000, "a10": 5_000, "a10g": 5_000, "l4": 4_000,
     "t4": 3_000, "rtx-4090": 3_000, "rtx-3090": 1_500,
 }
-
-
-def convert(amount: float, from_currency: str, to_currency: str, fx: float) -> float:
-    if from_currency == to_currency:
-        return amount
-    return amount * fx if to_currency == "CNY" else amount / fx
-
-
-class InstancePrice(BaseModel):
-    model_config = ConfigDict(frozen=True)
-    instance: str
-    provider: str
-    name: str
-    gpu: str
-    gpu_count: int
-    pricing: Pricing
-    price_per_hour: float = Field(description="whole instance, in the result currency")
-    price_per_gpu_hour: float
-    price_basis: Literal["catalog", "default-discount", "quoted"]
-    region: str
-    as_of: str
-    confidence: str
-
-
-def instance_price(inst: InstanceType, pricing: str, currency: str, fx: float, ledger: Ledger | None = None) -> InstancePrice:
-    price = inst.price
-    basis = "catalog"
-    if pricing == "on-demand":
-        hourly = price.on_demand_per_hour
-    elif pricing == "reserved":
-        hourly = price.reserved_1y_per_hour or price.on_demand_per_hour * (1 - RESERVED_DISCOUNT)
-        basis = "catalog" if price.reserved_1y_per_hour else "default-discount"
-    else:
-        hourly = price.spot_per_hour or price.on_demand_per_hour * (1 - SPOT_DISCOUNT)
-        basis = "catalog" if price.spot_per_hour else "default-discount"
-    if ledger is not None and basis == "default-discount":
-        pct = RESERVED_DISCOUNT if pricing == "reserved" else SPOT_DISCOUNT
-        ledger.assume(f"{pricing}_discount", f"Where the catalog has no {pricing} price, {pct:.0%} off on-demand is assumed (typical, varies by provider and time).",
-                      f"目录中没有{_PRICING_ZH[pricing]}价格时，按按需价格打 {1 - pct:.0%} 的折扣估算（典型值，随云厂商和时间变化）。")
-    hourly = convert(hourly, price.currency, currency, fx)
-    return InstancePrice(
-        instance=inst.id, provider=inst.provider, name=inst.name, gpu=inst.gpu, gpu_count=inst.gpu_count, pricing=pricing,
-        price_per_hour=sig(hourly), price_per_gpu_hour=sig(hourly / inst.gpu_count), price_basis=basis, region=price.region,
-        as_of=price.as_of.isoformat(), confidence=inst.confidence,
-    )
-
-
-_PRICING_ZH = {"on-demand": "按需", "reserved": "预留", "spot": "竞价"}
-
-
-def cheapest_instance(catalog: Catalog, gpu_id: str, pricing: str = "on-demand", currency: str = "USD", fx: float = DEFAULT_FX_CNY_PER_USD) -> InstancePrice | None:
-    prices = [instance_price(i, pricing, currency, fx) for i in catalog.instances_for(gpu_id)]
-    return min(prices, key=lambda p: p.price_per_gpu_hour, default=None)
 
 
 class CostRequest(SizingRequest):
@@ -102,6 +55,18 @@ class CostRequest(SizingRequest):
     cloud_price_per_gpu_hour: float | None = Field(default=None, ge=0.001, le=10_000,
                                                    description="a quoted rate, in cloud_price_currency; default: each instance's catalog price")
     cloud_price_currency: Currency = Field(default="USD", description="currency of cloud_price_per_gpu_hour (a quoted ¥/卡时 rate is CNY)")
+    seq_len: int | None = Field(default=None, ge=16, le=2_000_000, description="tokens per sequence; default min(context, 4096)")
+    layout: Layout | None = Field(default=None, description="a stated parallel layout: each option's time comes from the step-time model on it")
+
+    @model_validator(mode="after")
+    def _layout_divides(self) -> CostRequest:
+        if self.layout is not None and self.gpus % self.layout.model_parallel:
+            raise BilingualValueError(f"gpus ({self.gpus}) must be a multiple of the layout's tp·pp·cp ({self.layout.model_parallel})",
+                                      f"gpus（{self.gpus}）必须是布局 tp·pp·cp（{self.layout.model_parallel}）的整数倍", allowed="gpus = dp·tp·pp·cp")
+        if self.layout is not None and self.gpu_hours is not None:
+            raise BilingualValueError("a layout times the job from model and tokens; give those instead of gpu_hours",
+                                      "并行布局需要根据模型和 token 数计算时间；请给出它们，而不是 gpu_hours")
+        return self
 
 
 class CostOption(BaseModel):
@@ -109,15 +74,19 @@ class CostOption(BaseModel):
     price: InstancePrice
     instances: int
     gpu_hours: float
-    hours: float
-    total_cost: float
+    hours: float = Field(description="the job's wall-clock hours (typical)")
+    total_cost: float = Field(description="the whole job at this price (typical): what options are ranked by")
+    hours_band: Band | None = None
+    cost: Band | None = Field(default=None, description="the job's cost band: low at the fast end of the time band")
+    time_basis: TimeBasis = "gpu-hours"
+    other_pricing: list[JobPrice] = Field(default_factory=list, description="the same instance at the other pricings its catalog entry lists")
 
 
 class CostResult(SizingResult):
     tool: Literal["cost"] = "cost"
     currency: Currency
     pricing: Pricing
-    options: list[CostOption] = Field(description="cheapest first")
+    options: list[CostOption] = Field(description="cheapest job first (instances · price/hour · the job's hours), not cheapest per hour")
     cheapest: CostOption | None
 
 
@@ -151,54 +120,78 @@ def estimate_cost(req: CostRequest, catalog: Catalog) -> CostResult:
     unlisted = quoted is not None and bool(req.gpu) and not instances
     if unlisted:
         priced = {gpu_id}  # the user's rate prices a GPU no listed instance carries (a 4090 on a rental platform)
-    hours_by_gpu = _hours_by_gpu(req, catalog, priced, gpus, ledger)
+    hours_of = _job_hours(req, catalog, priced, gpus, ledger)
     options = []
     for inst in instances:
-        if inst.gpu not in hours_by_gpu:
+        if inst.gpu not in priced:
             continue
+        hours, basis = hours_of(inst.gpu, inst)
         price = instance_price(inst, pricing, currency, fx, ledger)
+        others = []
         if quoted is not None:
             price = price.model_copy(update={"price_per_hour": sig(quoted * inst.gpu_count), "price_per_gpu_hour": sig(quoted), "price_basis": "quoted"})
-        hours = hours_by_gpu[inst.gpu]
-        count = math.ceil(gpus / inst.gpu_count)
-        total = count * price.price_per_hour * hours
-        options.append(CostOption(price=price, instances=count, gpu_hours=sig(hours * gpus), hours=sig(hours), total_cost=sig(total)))
+        else:  # spot / reserved beside the requested pricing, where this instance's catalog entry lists them
+            others = [job_price(instance_price(inst, p, currency, fx), gpus, hours, currency, ledger, inst.id)
+                      for p in PRICINGS if p != pricing and listed(inst, p)]
+        job = job_price(price, gpus, hours, currency, ledger, inst.id)
+        options.append(CostOption(price=price, instances=job.instances, gpu_hours=sig(hours.typical * gpus), hours=hours.typical,
+                                  total_cost=job.cost.typical, hours_band=hours, cost=job.cost, time_basis=basis, other_pricing=others))
     if unlisted:
-        hours = hours_by_gpu[gpu_id]
+        hours, basis = hours_of(gpu_id, None)
         price = InstancePrice(instance="quoted-rate", provider=(req.provider or "quoted").lower(), name="quoted rate", gpu=gpu_id, gpu_count=1,
                               pricing=pricing, price_per_hour=sig(quoted), price_per_gpu_hour=sig(quoted), price_basis="quoted", region="-",
                               as_of="-", confidence="user")
-        options.append(CostOption(price=price, instances=gpus, gpu_hours=sig(hours * gpus), hours=sig(hours), total_cost=sig(gpus * quoted * hours)))
-    options.sort(key=lambda o: o.total_cost)
+        job = job_price(price, gpus, hours, currency, ledger, "quoted-rate")
+        options.append(CostOption(price=price, instances=gpus, gpu_hours=sig(hours.typical * gpus), hours=hours.typical, total_cost=job.cost.typical,
+                                  hours_band=hours, cost=job.cost, time_basis=basis))
+    options.sort(key=lambda o: (o.total_cost, o.hours))
     if options:
-        ledger.step("cost.cheapest", "instances · price/hour · hours", options[0].total_cost, currency)
+        ledger.step("cost.cheapest", "instances · price/hour · hours (the cheapest job, not the cheapest hour)", options[0].total_cost, currency)
+    if quoted is None and options:
+        note_unlisted(ledger, {p.pricing for o in options for p in (o.price, *(r.price for r in o.other_pricing))}, pricing)
     ledger.assume("prices_snapshot", "Prices are catalog snapshots (see each option's date and region); check the provider's page before buying.",
                   "价格为目录快照（见各选项的日期和地域），购买前请以云厂商官网为准。")
     ledger.cite(ref.SKYPILOT.title, ref.SKYPILOT.url)
     return CostResult(currency=currency, pricing=pricing, options=options, cheapest=options[0] if options else None, work=ledger.work())
 
 
-def _hours_by_gpu(req: CostRequest, catalog: Catalog, gpu_ids: set[str], gpus: int, ledger: Ledger) -> dict[str, float]:
+def _job_hours(req: CostRequest, catalog: Catalog, gpu_ids: set[str], gpus: int, ledger: Ledger):
+    """hours_of(gpu_id, instance) -> (Band, basis): the caller's GPU-hours, the step-time model on a stated layout
+    (per instance: its own links), or the training-time MFU band per GPU type."""
     if req.gpu_hours is not None:
         ledger.given("gpu_hours", req.gpu_hours, "GPU-h")
         if req.gpu is None:
             ledger.assume("same_hours", "The same GPU-hours are priced on every GPU type; give a model and tokens to account for speed differences.",
                           "各类 GPU 按相同的 GPU 小时数计价；给出模型和 token 数可按各 GPU 的速度差异折算。")
-        return {g: req.gpu_hours / gpus for g in gpu_ids}
+        flat = Band(low=req.gpu_hours / gpus, typical=req.gpu_hours / gpus, high=req.gpu_hours / gpus)
+        return lambda gpu_id, inst: (flat, "gpu-hours")
     if req.tokens is None or (req.model is None and req.params_b is None):
         raise InputError([Problem("gpu_hours", "give gpu_hours, or a model (or params_b) with tokens",
                                   "请给出 gpu_hours（GPU 小时数），或给出模型（或 params_b）及 tokens",
                                   allowed="gpu_hours > 0, or model + tokens")])
     shape = resolve_shape(ModelRef(model=req.model, params_b=req.params_b), catalog, ledger)
-    seq_len = min(shape.context_length, 4096)
-    hours: dict[str, float] = {}
+    seq_len = ledger.field(req, "seq_len", "tokens", "min(context length, 4096)", default=min(shape.context_length, 4096))
+    ledger.given("tokens", req.tokens, "tokens")
+    band: dict[str, Band] = {}
     for gpu_id in sorted(gpu_ids):
         gpu = catalog.gpus[gpu_id]
-        precision = "bf16" if gpu.supports_bf16 else "fp16"
-        hours[gpu_id] = run_hours(shape, gpu, gpus, req.tokens, seq_len, "full", precision).typical
-    ledger.given("tokens", req.tokens, "tokens")
-    ledger.assume("typical_mfu", "Run time per GPU type uses the training-time tool at typical MFU.", "每类 GPU 的运行时间取 training-time 工具在典型 MFU 下的结果。")
-    return hours
+        band[gpu_id] = run_hours(shape, gpu, gpus, req.tokens, seq_len, "full", "bf16" if gpu.supports_bf16 else "fp16")
+    ledger.assume("typical_mfu", "Without a layout, run time per GPU type is the training-time tool's MFU band (typical, low and high).",
+                  "未给出并行布局时，每类 GPU 的运行时间取 training-time 工具的 MFU 区间（典型值及上下限）。")
+    if req.layout is None:
+        return lambda gpu_id, inst: (band[gpu_id], "mfu-band")
+    ledger.given("layout", ", ".join(f"{k}={v}" for k, v in req.layout.model_dump(exclude_unset=True).items()) or "defaults")
+    model = {"model": req.model} if req.model else {"params_b": req.params_b}
+    cache: dict[tuple, Band | None] = {}
+
+    def hours_of(gpu_id: str, inst: InstanceType | None):
+        key = (gpu_id, inst.gpu_count if inst else None, inst.rdma if inst else None, inst.network_gbps if inst else None)
+        if key not in cache:
+            cache[key] = layout_hours(catalog, model, gpu_id, gpus, req.tokens, seq_len, req.layout, None, inst, ledger, inst.id if inst else gpu_id)
+        found = cache[key]
+        return (found, "step-time") if found is not None else (band[gpu_id], "mfu-band")
+
+    return hours_of
 
 
 class BreakEvenRequest(SizingRequest):

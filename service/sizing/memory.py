@@ -25,6 +25,8 @@ from service.sizing.work import Ledger, NullLedger, sig
 Optimizer = Literal["adamw", "adamw-8bit", "sgd-momentum", "adafactor"]
 Sharding = Literal["none", "zero1", "zero2", "zero3", "fsdp"]
 Recompute = Literal["none", "selective", "full"]
+# ZeRO-Offload / ZeRO-Infinity and FSDP CPU offload: what lives in host memory instead of on the GPU.
+Offload = Literal["none", "optimizer", "optimizer+params"]
 Convention = Literal["textbook-16", "megatron-18"]
 Fit = Literal["fits", "tight", "does_not_fit"]
 
@@ -42,6 +44,8 @@ class TrainingMemoryRequest(ModelRef):
     precision: TrainPrecision | None = Field(default=None, description="default: bf16 where the GPU supports it, else fp16")
     optimizer: Optimizer = "adamw"
     sharding: Sharding = "none"
+    offload: Offload = Field(default="none", description="optimizer: optimizer states and gradients in host memory (ZeRO-Offload); "
+                             "optimizer+params: the weights too (ZeRO-3 offload_param, FSDP cpu_offload)")
     gpus: int = Field(default=1, ge=1, le=100_000, description="GPUs the job runs on (data x tensor x pipeline)")
     tp: int = Field(default=1, ge=1, le=64, description="tensor-parallel size")
     pp: int = Field(default=1, ge=1, le=256, description="pipeline-parallel size")
@@ -50,11 +54,13 @@ class TrainingMemoryRequest(ModelRef):
     recompute: Recompute | None = Field(default=None, description="default: full for QLoRA, selective otherwise")
     flash_attention: bool | None = Field(default=None, description="default: on, except on GPUs that cannot run FlashAttention-2")
     lora_rank: int = Field(default=16, ge=1, le=4096)
+    lora_base_bits: Literal[16, 8] = Field(default=16, description="LoRA's frozen base: 16-bit, or 8-bit (LLM.int8, load_in_8bit)")
     lora_targets: Literal["attention", "all-linear"] = "all-linear"
     double_quant: bool = True
     convention: Convention = "textbook-16"
     overhead_gib: float = Field(default=DEFAULT_OVERHEAD_GIB, ge=0, le=64)
     gpu: str | None = Field(default=None, max_length=80, description="GPU to check the fit against")
+    sequence_parallel: bool = Field(default=True, description="Megatron sequence parallelism: off keeps norm inputs and dropout masks whole on every TP rank")
 
     @model_validator(mode="after")
     def _parallel_layout(self) -> TrainingMemoryRequest:
@@ -89,6 +95,8 @@ class TrainingMemoryResult(SizingResult):
     precision: TrainPrecision
     optimizer: Optimizer
     sharding: Sharding
+    offload: Offload = "none"
+    host_offload_gib: float = Field(default=0.0, description="bytes moved to host memory, all GPUs together")
     gpus: int
     tp: int
     pp: int
@@ -161,7 +169,7 @@ def _state_bytes(precision: str, optimizer: str, convention: str, shape: ModelSh
     return weights, grads, opt + 4.0  # + fp32 master weights
 
 
-def _layer_activations(shape: ModelShape, s: int, b: int, t: int, flash: bool, act_bytes: float) -> tuple[float, float]:
+def _layer_activations(shape: ModelShape, s: int, b: int, t: int, flash: bool, act_bytes: float, sequence_parallel: bool = True) -> tuple[float, float]:
     """Bytes one layer stores for backward: (linear part, attention-score part).
 
     Korthikanti et al. 2022 (sbh·(34 + 5as/h) for MHA with a 4h GeLU FFN), generalised
@@ -171,16 +179,18 @@ def _layer_activations(shape: ModelShape, s: int, b: int, t: int, flash: bool, a
     h, a, f = shape.hidden, shape.heads, shape.ffn
     coeff = 14 + 4 * shape.kv_heads / a + (6.0 if shape.gated_ffn else 4.0) * f / h
     scale = act_bytes / 2  # the coefficients assume 16-bit activations
-    linear = s * b * h * coeff * scale / t
+    # Without sequence parallelism the 10·sbh of layer-norm inputs and dropout masks is held whole on every TP rank.
+    linear = s * b * h * coeff * scale / t if sequence_parallel else s * b * h * (10 + (coeff - 10) / t) * scale
     # FlashAttention keeps only the softmax log-sum-exp (fp32 per head and token).
     scores = 4 * a * s * b / t if flash else 5 * a * s * s * b * scale / t
     return linear, scores
 
 
-def _activations(shape: ModelShape, s: int, b: int, tp: int, pp: int, recompute: str, flash: bool, act_bytes: float, ledger: Ledger) -> float:
-    linear, scores = _layer_activations(shape, s, b, tp, flash, act_bytes)
+def _activations(shape: ModelShape, s: int, b: int, tp: int, pp: int, recompute: str, flash: bool, act_bytes: float, ledger: Ledger,
+                 sequence_parallel: bool = True) -> float:
+    linear, scores = _layer_activations(shape, s, b, tp, flash, act_bytes, sequence_parallel)
     gated = "6" if shape.gated_ffn else "4"
-    ledger.step("activations.layer_linear", f"s·b·h·(14 + 4·g/a + {gated}·f/h)/t", linear, "bytes")
+    ledger.step("activations.layer_linear", f"s·b·h·(14 + 4·g/a + {gated}·f/h)/t" if sequence_parallel else f"s·b·h·(10 + (4 + 4·g/a + {gated}·f/h)/t)", linear, "bytes")
     ledger.step("activations.layer_attention", "4·a·s·b/t (FlashAttention)" if flash else "5·a·s²·b/t", scores, "bytes")
     if recompute == "full":
         kept = ledger.step("activations.layer_full_recompute", "2·s·b·h/t (layer input only)", 2 * s * b * shape.hidden * act_bytes / 2 / tp, "bytes")
@@ -211,15 +221,19 @@ class MemoryPlan:
     fixed_buffers: float  # QLoRA dequantisation of one layer
     activations: float
 
-    def per_gpu(self, sharding: str, dp: int, overhead_bytes: float) -> dict[str, float]:
+    def per_gpu(self, sharding: str, dp: int, overhead_bytes: float, offload: str = "none") -> dict[str, float]:
         shard_w = dp if sharding in ("zero3", "fsdp") else 1
         shard_g = dp if sharding in ("zero2", "zero3", "fsdp") else 1
         shard_o = dp if sharding != "none" else 1
-        buffers = self.fixed_buffers + (self.gather_buffer if shard_w > 1 else 0.0)
+        # Offloaded states leave the GPU: the optimizer with its gradients (ZeRO-Offload reduces them to host memory), and with
+        # offload_param the weights too, gathered a layer at a time (the DeepSpeed estimators' GPU side).
+        on_gpu_w = 0.0 if offload == "optimizer+params" else 1.0
+        on_gpu_o = 0.0 if offload != "none" else 1.0
+        buffers = self.fixed_buffers + (self.gather_buffer if shard_w > 1 or offload == "optimizer+params" else 0.0)
         parts = {
-            "weights": self.weights / shard_w,
-            "gradients": self.gradients / shard_g,
-            "optimizer": self.optimizer / shard_o,
+            "weights": on_gpu_w * self.weights / shard_w,
+            "gradients": on_gpu_o * self.gradients / shard_g,
+            "optimizer": on_gpu_o * self.optimizer / shard_o,
             "buffers": buffers,
             "activations": self.activations,
             "overhead": overhead_bytes,
@@ -245,7 +259,7 @@ class MemoryPlan:
 
 def plan_memory(shape: ModelShape, *, method: str, precision: str, optimizer: str, convention: str, recompute: str, flash: bool,
                 seq_len: int, micro_batch: int, tp: int = 1, pp: int = 1, lora_rank: int = 16, lora_targets: str = "all-linear",
-                double_quant: bool = True, ledger: Ledger | None = None) -> MemoryPlan:
+                double_quant: bool = True, sequence_parallel: bool = True, ledger: Ledger | None = None, lora_base_bits: int = 16) -> MemoryPlan:
     """The arithmetic of training memory, recorded on `ledger` when given."""
     ledger = ledger or NullLedger()
     P = shape.params
@@ -258,8 +272,11 @@ def plan_memory(shape: ModelShape, *, method: str, precision: str, optimizer: st
         trainable = ledger.step("lora.trainable_params", "r·Σ(d_in + d_out)·L", lora_rank * sum(a + b for a, b in dims) * shape.layers, "params")
         w_b, g_b, o_b = _state_bytes("bf16" if precision == "fp8" else precision, optimizer, convention, shape, ledger)
         if method == "lora":
-            base = 4 if precision == "fp32" else 2
+            base = 4 if precision == "fp32" else 1 if lora_base_bits == 8 else 2
             frozen = ledger.step("lora.frozen_weights", f"P·{base}", P * base, "bytes")
+            if lora_base_bits == 8:
+                ledger.assume("lora_int8", "The frozen base is held in 8 bits (bitsandbytes LLM.int8): 1 byte per weight.",
+                              "冻结的基座以 8 位保存（bitsandbytes LLM.int8）：每个权重 1 字节。")
         else:
             ledger.cite(ref.QLORA.title, ref.QLORA.url)
             bits = NF4_BITS_DOUBLE_QUANT if double_quant else NF4_BITS
@@ -280,7 +297,7 @@ def plan_memory(shape: ModelShape, *, method: str, precision: str, optimizer: st
         optimizer=trainable * o_b / mp,
         gather_buffer=4 * largest,
         fixed_buffers=2 * shape.layer_params if method == "qlora" else 0.0,
-        activations=_activations(shape, seq_len, micro_batch, tp, pp, recompute, flash, act_bytes, ledger),
+        activations=_activations(shape, seq_len, micro_batch, tp, pp, recompute, flash, act_bytes, ledger, sequence_parallel),
     )
 
 
@@ -300,16 +317,21 @@ def estimate_training_memory(req: TrainingMemoryRequest, catalog: Catalog) -> Tr
     qlora = req.method == "qlora"
     recompute = ledger.field(req, "recompute", default="full" if qlora else "selective",
                              why="QLoRA recipes enable gradient checkpointing" if qlora else "selective recomputation (Korthikanti et al.)")
-    flash_default = gpu is None or gpu.architecture.lower() not in ("turing", "volta")
+    flash_default = gpu is None or gpu.supports_flash_attention_2
     flash = ledger.field(req, "flash_attention", default=flash_default, why=None if flash_default else "FlashAttention-2 needs Ampere or newer")
     seq_len = ledger.field(req, "seq_len", "tokens")
     micro_batch = ledger.field(req, "micro_batch")
     gpus = ledger.field(req, "gpus")
     tp, pp = ledger.field(req, "tp"), ledger.field(req, "pp")
+    if tp > 1:
+        ledger.field(req, "sequence_parallel", why="Megatron sequence parallelism (activations split across TP ranks)")
     dp = ledger.derived("data_parallel", gpus // (tp * pp), "", "gpus / (tp x pp)")
     sharding = ledger.field(req, "sharding")
+    offload = ledger.field(req, "offload")
     if req.method != "full":
         ledger.field(req, "lora_rank")
+        if req.method == "lora" and req.lora_base_bits != 16:
+            ledger.field(req, "lora_base_bits")
         ledger.field(req, "lora_targets")
     if seq_len > shape.context_length and not shape.estimated:
         ledger.warn("seq_beyond_context", f"seq_len {seq_len} exceeds the model's context length {shape.context_length}.",
@@ -323,9 +345,17 @@ def estimate_training_memory(req: TrainingMemoryRequest, catalog: Catalog) -> Tr
         ledger.cite(ref.DEEPSPEED_MEMORY.title, ref.DEEPSPEED_MEMORY.url)
     plan = plan_memory(shape, method=req.method, precision=precision, optimizer=optimizer, convention=convention, recompute=recompute,
                        flash=flash, seq_len=seq_len, micro_batch=micro_batch, tp=tp, pp=pp, lora_rank=req.lora_rank,
-                       lora_targets=req.lora_targets, double_quant=req.double_quant, ledger=ledger)
+                       lora_targets=req.lora_targets, double_quant=req.double_quant, sequence_parallel=req.sequence_parallel, ledger=ledger,
+                       lora_base_bits=req.lora_base_bits)
     overhead = ledger.field(req, "overhead_gib", "GiB", "CUDA context, NCCL buffers and allocator fragmentation (1-3 GiB typical)")
-    parts = plan.per_gpu(sharding, dp, overhead * 2**30)
+    parts = plan.per_gpu(sharding, dp, overhead * 2**30, offload)
+    host = 0.0
+    if offload != "none":
+        host = (plan.optimizer + plan.gradients + (plan.weights if offload == "optimizer+params" else 0.0)) * tp * pp
+        ledger.step("host_offload", "(optimizer + gradients" + (" + weights" if offload == "optimizer+params" else "") + ")·tp·pp, all GPUs", host, "bytes")
+        ledger.assume("offload", "Offloaded states live in host (CPU) memory and are updated by the CPU: each step moves them over PCIe, "
+                      "so the step is slower, often several times.", "卸载的状态放在主机（CPU）内存里由 CPU 更新：每一步都要经 PCIe 搬运，"
+                      "训练步会变慢，常常慢好几倍。")
     for name, formula in (("weights", "(trained·w + frozen)/(tp·pp)/shard"), ("gradients", "trained·g/(tp·pp)/shard"),
                           ("optimizer", "trained·o/(tp·pp)/shard"), ("buffers", "gather (ZeRO-3) or dequantisation buffers"),
                           ("total", "weights + gradients + optimizer + buffers + activations + overhead")):
@@ -345,7 +375,8 @@ def estimate_training_memory(req: TrainingMemoryRequest, catalog: Catalog) -> Tr
                         f"每张 GPU 需要 {breakdown.total_gib:.1f} GiB；{gpu.name} 只有 {gpu.memory_gb:g} GiB。", "critical")
     return TrainingMemoryResult(
         model=shape.name, params_b=sig(shape.params / 1e9), trainable_params_b=sig(plan.trainable / 1e9, 4), task=req.task, method=req.method,
-        precision=precision, optimizer=optimizer, sharding=sharding, gpus=gpus, tp=tp, pp=pp, data_parallel=dp,
+        precision=precision, optimizer=optimizer, sharding=sharding, offload=offload, host_offload_gib=sig(gib(host)) if host else 0.0,
+        gpus=gpus, tp=tp, pp=pp, data_parallel=dp,
         seq_len=seq_len, micro_batch=micro_batch, recompute=recompute, flash_attention=flash, convention=convention,
         bytes_per_param=plan.bytes_per_param, model_states_total_gib=sig(gib((plan.trainable * plan.bytes_per_param + plan.frozen * tp * pp))),
         per_gpu=breakdown, gpu=gpu.id if gpu else None, gpu_memory_gib=gpu.memory_gb if gpu else None, memory_used_fraction=used, fit=fit,

@@ -36,6 +36,7 @@ from service.sizing.memory import (
     plan_memory,
     resolve_precision,
 )
+from service.sizing.job_cost import layout_hours, note_unlisted, price_job, rank, shown_pricings
 from service.sizing.recommend_inference import recommend_inference
 from service.sizing.recommendation import (
     MAX_GPUS,
@@ -99,9 +100,46 @@ def recommend(req: Workload, catalog: Catalog) -> Recommendation:
             cand = _size_on(gpu, shape, req, tokens, seq_len, target, pinned is not None, price.gpu_count) or cand
             cand.price = price
         candidates.append(cand)
+    if req.layout is not None and tokens is not None:
+        def resize(cand: Candidate, n: int) -> Candidate | None:
+            bigger = _size_on(cand.gpu, shape, req, tokens, seq_len, target, cand.gpu is pinned, n)
+            if bigger is not None:
+                bigger.price = rental_price(catalog, cand.gpu, n, pricing, currency, req.fx_cny_per_usd)
+            return bigger
+
+        candidates = _time_on_layout(req, catalog, candidates, tokens, seq_len, resize, ledger)
     if not candidates or (pinned and candidates[0].gpu is not pinned):
         raise _does_not_fit(req, pinned)
     return _choose(req, catalog, shape, tokens, seq_len, candidates, ledger, pinned)
+
+
+def _time_on_layout(req: Workload, catalog: Catalog, candidates: list[Candidate], tokens: float, seq_len: int, resize,
+                    ledger: Ledger) -> list[Candidate]:
+    """A stated layout: each candidate's time from the step-time model on its rented instance (the MFU band where it
+    cannot run). A GPU count the layout does not divide is raised to the next multiple of tp·pp·cp (unless pinned)."""
+    layout = req.layout
+    ledger.given("layout", ", ".join(f"{k}={v}" for k, v in layout.model_dump(exclude_unset=True).items()) or "defaults")
+    if req.method != "full":
+        ledger.warn("layout_full_only", "The step-time model covers full training; LoRA/QLoRA times stay on the MFU band.",
+                    "步时模型只覆盖全参训练；LoRA/QLoRA 的时间仍按 MFU 区间估算。", "info")
+        return candidates
+    model = {"model": req.model} if req.model else {"params_b": req.params_b}
+    unit = layout.model_parallel
+    out = []
+    for cand in candidates:
+        if cand.gpus % unit and req.gpus is None:
+            n = -(-cand.gpus // unit) * unit
+            cand = resize(cand, n if n <= 8 else -(-n // math.lcm(unit, 8)) * math.lcm(unit, 8)) or cand
+        if cand.gpus % unit:
+            ledger.warn(f"layout_not_run.{cand.gpu.id}", f"{cand.gpus} × {cand.gpu.name} is not a multiple of tp·pp·cp ({unit}): its time is the MFU band's.",
+                        f"{cand.gpus} 张 {cand.gpu.name} 不是 tp·pp·cp（{unit}）的整数倍：其时间按 MFU 区间估算。", "info")
+        else:
+            inst = catalog.instances[cand.price.instance] if cand.price is not None else None
+            hours = layout_hours(catalog, model, cand.gpu.id, cand.gpus, tokens, seq_len, layout, cand.precision, inst, ledger, cand.gpu.id)
+            if hours is not None:
+                cand.hours, cand.time_basis = hours, "step-time"
+        out.append(cand)
+    return out
 
 
 def _does_not_fit(req: Workload, pinned: GpuSpec | None) -> InputConflictError:
@@ -125,7 +163,7 @@ def _size_on(gpu: GpuSpec, shape: ModelShape, req: Workload, tokens: float | Non
         return None
     budget = gpu.memory_gb * 2**30 * TIGHT_ABOVE
     overhead = 2.0 * 2**30
-    flash = gpu.architecture.lower() not in ("turing", "volta")
+    flash = gpu.supports_flash_attention_2
     best: tuple[int, str, str, float] | None = None
     for recompute in ("selective", "full"):
         plan = plan_memory(shape, method=req.method, precision=precision, optimizer="adamw", convention="textbook-16", recompute=recompute,
@@ -230,6 +268,10 @@ def _choose(req: Workload, catalog: Catalog, shape: ModelShape, tokens: float | 
                                                    gpu=chosen.gpu.id, gpus=chosen.gpus, precision=chosen.precision), catalog)
     ckpt = checkpoint(CheckpointRequest(model=req.model, params_b=req.params_b, gpus=chosen.gpus,
                                         contents="full" if req.method == "full" else "weights"), catalog)
+    ranking = rank([job for c in priced if c.hours is not None and c.price is not None
+                    if (job := price_job(catalog, c.gpu.id, c.gpus, c.hours, c.time_basis, req.pricing, req.currency, req.fx_cny_per_usd, ledger))])
+    if ranking:
+        note_unlisted(ledger, shown_pricings(ranking), req.pricing)
     deployment, reason_en, reason_zh, be = deployment_advice(req, chosen, catalog, ledger)
     profile = catalog.tiers[rec.tier]
     _record_choice(ledger, candidates, chosen, profile)
@@ -238,7 +280,7 @@ def _choose(req: Workload, catalog: Catalog, shape: ModelShape, tokens: float | 
         task=req.task, method=req.method, model=shape.name, params_b=sig(shape.params / 1e9), tokens=tokens, currency=req.currency,
         tier=rec.tier, tier_name_en=profile.name_en, tier_name_zh=profile.name_zh, recommended=rec, alternatives=options[1:],
         deployment=deployment, deployment_reason_en=reason_en, deployment_reason_zh=reason_zh, checkpoint_gb=ckpt.size_gb,
-        memory=memory, timing=timing, break_even=be, work=ledger.work(),
+        memory=memory, timing=timing, break_even=be, ranking=ranking, work=ledger.work(),
     )
 
 
@@ -259,7 +301,8 @@ def _record_choice(ledger: Ledger, candidates: list[Candidate], chosen: Candidat
     ledger.step("choice.gpus", "fewest GPUs whose per-GPU memory fits (ZeRO-2/3, recomputation), raised to meet the deadline", chosen.gpus, "GPUs")
     ledger.step("choice.per_gpu_memory", "model states / shards + activations + buffers + overhead", chosen.per_gpu_bytes, "bytes")
     if chosen.hours is not None:
-        ledger.step("choice.hours_typical", "FLOPs / (gpus·peak·MFU) / goodput", chosen.hours.typical, "h")
+        formula = "the step-time model on the stated layout / goodput" if chosen.time_basis == "step-time" else "FLOPs / (gpus·peak·MFU) / goodput"
+        ledger.step("choice.hours_typical", formula, chosen.hours.typical, "h")
     cost = chosen.cost()
     if cost is not None:
         ledger.step("choice.cost_typical", "instances · price/hour · hours", cost.typical, chosen.price.pricing if chosen.price else "")

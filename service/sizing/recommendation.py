@@ -19,9 +19,9 @@ from service.sizing.cost import (
     Currency,
     InstancePrice,
     Pricing,
-    instance_price,
 )
 from service.sizing.inference import InferenceResult
+from service.sizing.job_cost import JobCost, Layout, rent
 from service.sizing.memory import TrainingMemoryResult
 from service.sizing.work import sig
 
@@ -45,6 +45,7 @@ class Workload(WorkloadTokens):
     pricing: Pricing = "on-demand"
     concurrency: int = Field(default=1, ge=1, le=100_000, description="inference: sequences served at once")
     context_len: int | None = Field(default=None, ge=1, le=10_000_000, description="inference: tokens per sequence")
+    layout: Layout | None = Field(default=None, description="training: a stated parallel layout; each option's time then comes from the step-time model")
 
 
 class Configuration(BaseModel):
@@ -101,6 +102,8 @@ class Recommendation(SizingResult):
     timing: TrainingTimeResult | None = None
     inference: InferenceResult | None = None
     break_even: BreakEvenResult | None = None
+    ranking: list[JobCost] = Field(default_factory=list, description="every GPU type sized, cheapest job first (time × GPUs × dated price), "
+                                                                     "with spot / reserved rows where the catalog lists them")
 
 
 @dataclass
@@ -113,6 +116,7 @@ class Candidate:
     per_gpu_bytes: float
     hours: Band | None
     price: InstancePrice | None
+    time_basis: str = "mfu-band"
 
     def cost(self, currency_rate: float = 1.0) -> Band | None:
         if self.hours is None or self.price is None:
@@ -133,17 +137,9 @@ def tier_for(gpus: int, gpus_per_node: int = 8) -> Tier:
 
 
 def rental_price(catalog: Catalog, gpu: GpuSpec, gpus: int, pricing: str, currency: str, fx: float) -> InstancePrice | None:
-    """The cheapest way to rent `gpus` GPUs that can train together.
-
-    Multi-GPU jobs need min(gpus, 8) GPUs inside one instance (tensor/ZeRO traffic
-    cannot cross VMs cheaply); multi-node jobs prefer instances with RDMA.
-    """
-    want = min(gpus, 8)
-    together = [i for i in catalog.instances_for(gpu.id) if i.gpu_count >= want]
-    if gpus > max((i.gpu_count for i in together), default=0):
-        together = [i for i in together if i.rdma != "none"] or together
-    prices = [instance_price(i, pricing, currency, fx) for i in together]
-    return min(prices, key=lambda p: math.ceil(gpus / p.gpu_count) * p.price_per_hour, default=None)
+    """The cheapest way to rent `gpus` GPUs that can train together (job_cost.rent: min(gpus, 8) GPUs in one instance,
+    RDMA instances for multi-node jobs)."""
+    return rent(catalog, gpu.id, gpus, pricing, currency, fx)
 
 
 # One node needs no inter-node fabric: the tier's InfiniBand line would be gear the plan never uses.

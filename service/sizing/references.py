@@ -27,3 +27,4 @@ SKYPILOT = Citation(title="SkyPilot optimizer: cost = price per hour x runtime x
 DGX_H100 = Citation(title="NVIDIA DGX H100 datasheet (10.2 kW max system power)", url="https://resources.nvidia.com/en-us-dgx-systems/ai-enterprise-dgx")
 UPTIME_PUE = Citation(title="Uptime Institute Global Data Center Survey 2023 (average PUE 1.58)", url="https://uptimeinstitute.com/resources/research-and-reports/uptime-institute-global-data-center-survey-results-2023")
 ROOFLINE_DECODE = Citation(title="llm-analysis (cli99): memory-bound decode latency model", url="https://github.com/cli99/llm-analysis")
+LLM_D_PLANNER = Citation(title="llm-d-planner accuracy campaign: vLLM 0.19 start-up memory on H100 80GB (57 runs)", url="https://github.com/llm-d-incubation/llm-d-planner/tree/main/accuracy")

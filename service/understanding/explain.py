@@ -17,4 +17,11 @@ def format_trace(trace: UnderstandingTrace | None) -> str:
     if trace.rules:
         lines.append("  rules:")
         lines += [f"    - {rule}" for rule in trace.rules]
+    if trace.act or trace.subject:
+        lines.append(f"  case:       act {trace.act or 'none'}; subject {trace.subject or 'none (the intent handler answers)'}"
+                     + (f"; signatures {', '.join(trace.signatures)}" if trace.signatures else ""))
+    if trace.facts:
+        lines.append("  facts read (name = value  <- line: quote):")
+        width = max(len(f"{f.name} = {f.value}") for f in trace.facts)
+        lines += [f"    {f'{f.name} = {f.value}':<{width}}  <- {f.line}: {f.quote}" for f in trace.facts if f.name not in ("mention",)]
     return "\n".join(lines) + "\n"

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import hashlib
 import re
+import threading
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 
 from service import yaml_files
 
+
+from service.catalog.terms import Spelling, TermFinder
+from service import budget
 
 DATA_DIR = Path(__file__).parent / "data"
 LANGUAGES = ("en", "zh")
@@ -46,37 +49,65 @@ class Exemplar:
 
 @dataclass(frozen=True)
 class Vocabulary:
-    """Closed word lists; Latin terms match whole words (a trailing * allows any ending), CJK terms match as written."""
+    """Closed word lists; Latin terms match whole words (a trailing * allows any ending), CJK terms match as written.
+
+    Every vocabulary's terms live in one finder (service/catalog/terms.py), so a question is scanned once for all
+    several hundred of them, not once per vocabulary; each still reads what its own alternation would: Chinese terms
+    first, then the Latin ones inside one word-boundary check, longest first in each."""
 
     terms: tuple[str, ...]
-    pattern: re.Pattern[str] | None = field(default=None, compare=False)
+    group: int = field(default=-1, compare=False)
 
     @classmethod
     def of(cls, terms: list[str]) -> Vocabulary:
-        # Latin terms share one word-boundary check around their alternation: with a lookbehind per
-        # term, every position of the text re-ran it for each of hundreds of terms (3x slower per turn).
-        # Terms with Chinese come first, so "gpu利用率" still wins over "gpu" at the same position.
         ordered = [t for t in sorted(set(terms), key=len, reverse=True) if t.strip()]
-        cjk = [_term_pattern(t) for t in ordered if _CJK.search(t)]
-        latin = [_term_pattern(t) for t in ordered if not _CJK.search(t)]
-        parts = cjk + ([rf"(?<![A-Za-z0-9])(?:{'|'.join(latin)})(?![A-Za-z0-9])"] if latin else [])
-        return cls(tuple(terms), re.compile("|".join(parts), re.IGNORECASE) if parts else None)
+        spellings = [_spelling(t) for t in ordered if _CJK.search(t)] + [_spelling(t) for t in ordered if not _CJK.search(t)]
+        return cls(tuple(terms), _VOCABULARIES.add(spellings) if spellings else -1)
 
     def hits(self, text: str) -> list[str]:
-        return [] if self.pattern is None else list(dict.fromkeys(m.group(0).lower() for m in self.pattern.finditer(text)))
+        if self.group < 0:
+            return []
+        return list(dict.fromkeys(text[start:end].lower() for start, end, _ in _VOCABULARIES.find(text)[self.group]))
 
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
 
-def _term_pattern(term: str) -> str:
-    """One term's alternative; Latin terms get their word boundaries from Vocabulary.of."""
-    prefix = term.endswith("*")
-    body = re.escape(term.rstrip("*").strip()).replace(r"\ ", r"[\s\-_]*")
+def _spelling(term: str) -> Spelling:
+    """A term as its alternation wrote it: blanks inside are gaps, "-" and "_" literal; a Chinese term matches
+    anywhere, a Latin one as a whole word with an optional plural, or any ending for a stem ("fine-tun*")."""
+    stem = term.endswith("*")
+    body = term.rstrip("*").strip()
     if _CJK.search(term):
-        return body  # Chinese has no word boundaries; whole CJK terms are specific enough
-    # Whole words only, so "population" never matches "io"; an optional plural, or any ending for stems.
-    return rf"{body}{'[A-Za-z]*' if prefix else 's?'}"
+        return Spelling(body, joins="literal")
+    return Spelling(body, joins="literal", before="word", after="stem" if stem else "plural")
+
+
+class _VocabularyIndex:
+    """The terms of every Vocabulary in one TermFinder, rebuilt when a vocabulary is added (while data files load)."""
+
+    def __init__(self) -> None:
+        self._groups: list[list[Spelling]] = []
+        self._finder: TermFinder | None = None
+        self._lock = threading.Lock()
+
+    def add(self, spellings: list[Spelling]) -> int:
+        with self._lock:
+            self._groups.append(spellings)
+            self._finder = None
+            return len(self._groups) - 1
+
+    def find(self, text: str) -> tuple[tuple[tuple[int, int, int], ...], ...]:
+        finder = self._finder
+        if finder is None:
+            with self._lock, budget.not_charged():
+                if self._finder is None:
+                    self._finder = TermFinder(list(self._groups))
+                finder = self._finder
+        return finder.find(text)
+
+
+_VOCABULARIES = _VocabularyIndex()
 
 
 @dataclass(frozen=True)
@@ -147,7 +178,7 @@ class Registry:
         return self.languages[language].messages[key].format(**values)
 
 
-@cache
+@budget.loader
 def load_registry(data_dir: Path = DATA_DIR) -> Registry:
     digest = hashlib.sha256()
     for path in sorted(data_dir.rglob("*.yaml")):

@@ -17,6 +17,7 @@ from typing import Protocol
 
 import numpy as np
 
+from service.assistant.input_bounds import embedding_window
 from service.understanding.registry import Exemplar
 
 TOP_K = 12
@@ -43,7 +44,7 @@ class SemanticRouter:
         self.matrix = _matrix(encoder, self.exemplars, digest, cache_dir or default_cache_dir())
 
     def embed(self, text: str) -> np.ndarray:
-        return self.encoder.encode([text])[0]
+        return self.encoder.encode([embedding_window(text)])[0]
 
     def similarities(self, vector: np.ndarray) -> np.ndarray:
         """Cosine similarity of the question to every exemplar (rows are unit length)."""

@@ -14,11 +14,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
-
-from service import yaml_files
+from service import budget, yaml_files
 
 DATA_DIR = Path(__file__).parent / "data"
 LANGUAGES = ("en", "zh")
@@ -81,7 +79,7 @@ def build_rule_cues(data_dir: Path = DATA_DIR) -> RuleCues:
     return RuleCues(patterns, asks)
 
 
-@cache
+@budget.loader
 def load_rule_cues(data_dir: Path = DATA_DIR) -> RuleCues:
     """The cues, read once per data directory."""
     return build_rule_cues(data_dir)

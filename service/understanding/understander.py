@@ -20,11 +20,14 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from service import budget
 from service.assistant import followup
 from service.assistant.slots import Slots, extract_slots
 from service.assistant.understand import INJECTION, Understanding, classify_with_rule, detect_language, for_intent
 from service.catalog import Catalog
 from service.contract import Clarification, Language, Neighbour, UnderstandingTrace
+from service.understanding.case import read_case
+from service.understanding.case_reading import carried_case, enriched_slots, language_text, slot_text, with_case
 from service.understanding.evidence import Evidence, gather
 from service.understanding.evidence_weights import W_NEIGHBOURS, W_RULE, WORD_ONLY_FACTOR, apply_evidence_rules, neighbour_votes, weigh_rules
 from service.understanding.registry import Registry, load_registry
@@ -40,7 +43,8 @@ MAX_CONTINUATION_CHARS = 200  # a turn longer than this says enough on its own t
 
 
 class Understander(Protocol):
-    def understand(self, text: str, *, language: Language | None = None, state: dict[str, Any] | None = None) -> Understanding: ...
+    def understand(self, text: str, *, language: Language | None = None, state: dict[str, Any] | None = None,
+                   raw: str | None = None) -> Understanding: ...
 
     def handler(self, intent: str) -> str: ...
 
@@ -67,13 +71,17 @@ class RoutedUnderstander:
     @property
     def router(self) -> SemanticRouter:
         if self._router is None:
-            encoder = self._encoder
-            if encoder is None:
-                from service.retrieval.embeddings import shared_use_multilingual
-
-                encoder = shared_use_multilingual()
-            self._router = SemanticRouter(encoder, self.registry.exemplars, digest=self.registry.digest, k=self._k, cache_dir=self._cache_dir)
+            with budget.not_charged():  # the exemplar matrix: built (or read from the cache) once per process
+                self._router = self._build_router()
         return self._router
+
+    def _build_router(self) -> SemanticRouter:
+        encoder = self._encoder
+        if encoder is None:
+            from service.retrieval.embeddings import shared_use_multilingual
+
+            encoder = shared_use_multilingual()
+        return SemanticRouter(encoder, self.registry.exemplars, digest=self.registry.digest, k=self._k, cache_dir=self._cache_dir)
 
     @property
     def ood_thresholds(self) -> tuple[float, float]:
@@ -84,27 +92,44 @@ class RoutedUnderstander:
         (1 - OOD_QUANTILE) has another this close; below it, and nearest to an off-topic exemplar, it is far too.
         """
         if self._threshold is None:
-            matrix = self.router.matrix
-            sims = matrix @ matrix[self._in_domain].T
-            sims[np.flatnonzero(self._in_domain), np.arange(sims.shape[1])] = -1.0  # not oneself
-            nearest = sims.max(axis=1)
-            off_topic = np.array([e.intent == "out_of_scope" for e in self.registry.exemplars])
-            self._threshold = (float(np.median(nearest[off_topic])), float(np.quantile(nearest[self._in_domain], OOD_QUANTILE)))
+            with budget.not_charged():  # once per process
+                self._threshold = self._calibrate()
         return self._threshold
+
+    def _calibrate(self) -> tuple[float, float]:
+        matrix = self.router.matrix
+        sims = matrix @ matrix[self._in_domain].T
+        sims[np.flatnonzero(self._in_domain), np.arange(sims.shape[1])] = -1.0  # not oneself
+        nearest = sims.max(axis=1)
+        off_topic = np.array([e.intent == "out_of_scope" for e in self.registry.exemplars])
+        return float(np.median(nearest[off_topic])), float(np.quantile(nearest[self._in_domain], OOD_QUANTILE))
 
     def handler(self, intent: str) -> str:
         return self.registry.handler(intent)
 
     # -- understanding ----------------------------------------------------------------------------
-    def understand(self, text: str, *, language: Language | None = None, state: dict[str, Any] | None = None) -> Understanding:
-        lang = language or _language_kept(text, state) or detect_language(text)
-        slots = extract_slots(text, self.catalog)
+    def understand(self, text: str, *, language: Language | None = None, state: dict[str, Any] | None = None,
+                   raw: str | None = None) -> Understanding:
+        """`text` is the message with its whitespace collapsed (what the readers see); `raw` keeps its lines and indentation
+        for the case reader's parsers (YAML, tables), which are linear in it."""
+        case = read_case(raw if raw is not None else text, self.catalog)
+        budget.check("understand:case")
+        und = self._understand(text, language, state, case)
+        if state and followup.is_follow_up(text, state):
+            case = carried_case(und, case, state)
+        return with_case(und, case)
+
+    def _understand(self, text: str, language: Language | None, state: dict[str, Any] | None, case) -> Understanding:
+        lang = language or _language_kept(text, state) or detect_language(language_text(text, case))
+        slots = enriched_slots(extract_slots(slot_text(text, case), self.catalog), case, self.catalog)
+        budget.check("understand:slots")
         previous_gpu = ((state or {}).get("slots") or {}).get("gpu")
         if previous_gpu and slots.gpu is None and len(text) <= MAX_CONTINUATION_CHARS:
             sibling = followup.sibling_variant(previous_gpu, text, self.catalog.gpus)
             if sibling:
                 slots = slots.model_copy(update={"gpu": sibling})
         und = self.read(text, slots, lang, vector=self.router.embed(text))
+        budget.check("understand:read")
         # "what about the weather tomorrow?": a follow-up cue, but far from the domain with no word or setting of it
         off_topic = bool(state) and und.intent == "out_of_scope" and und.far_from_domain and not slots.stated() and not followup.changes_relatively(text)
         if state and not off_topic and followup.is_follow_up(text, state):
@@ -197,6 +222,7 @@ class RoutedUnderstander:
         in_domain_sims = np.where(self._in_domain, sims, -np.inf)
         nearest_in_domain = float(in_domain_sims.max())
         evidence = gather(text, slots, registry)
+        budget.check("understand:evidence")
         cascade_intent, cascade_ask, pasted, rule = classify_with_rule(text, slots)
 
         scores = {name: W_NEIGHBOURS * votes.get(name, 0.0) for name in registry.intents}

@@ -59,8 +59,8 @@ def test_counts_per_day_channel_language_intent_and_outcome() -> None:
     assert {s.key: s.count for s in report.channels} == {"api": 2, "widget": 1, "slack": 1}
     assert {s.key: s.share for s in report.languages} == {"en": 0.75, "zh": 0.25}
     assert [s.key for s in report.intents][0] == "faq" and report.intents[0].count == 2
-    assert [s.key for s in report.outcomes] == ["answered", "clarified", "refused_out_of_scope", "abstained", "error"]
-    assert [s.count for s in report.outcomes] == [3, 0, 1, 0, 0]
+    assert [s.key for s in report.outcomes] == ["answered", "clarified", "refused_out_of_scope", "abstained", "over_budget", "error"]
+    assert [s.count for s in report.outcomes] == [3, 0, 1, 0, 0, 0]
 
 
 def test_latency_percentiles_are_nearest_rank_for_the_turn_and_each_stage() -> None:

@@ -29,7 +29,7 @@ def test_an_admin_key_gets_the_report(client: TestClient) -> None:
     assert response.status_code == 200
     body = response.json()
     assert body["days"] == 7 and body["total"] == 0 and len(body["per_day"]) in (7, 8) and body["coverage_gaps"] == []
-    assert [o["key"] for o in body["outcomes"]] == ["answered", "clarified", "refused_out_of_scope", "abstained", "error"]
+    assert [o["key"] for o in body["outcomes"]] == ["answered", "clarified", "refused_out_of_scope", "abstained", "over_budget", "error"]
 
 
 @pytest.mark.parametrize("days", ["0", "367", "abc"])

@@ -337,7 +337,9 @@ def test_an_injection_inside_a_sizing_question_answers_only_the_question(guarded
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["intent"] in ("recommend", "sizing") and body["tool_calls"] and body["language"] == "zh"
-    assert body["slots"]["model"] == "qwen-14b" and body["recommendation"]["model"] == "qwen-14b"
+    assert body["slots"]["model"] == "qwen-14b"
+    # The question asked is answered (a GPU count for the named card), nothing else is.
+    assert "A100" in body["answer"].split("\n")[0] and "张" in body["answer"].split("\n")[0]
     assert body["grounding"]["ungrounded"] == []
     assert_nothing_leaks(response.text, caplog.text)
     assert message not in caplog.text  # messages are stored, never logged

@@ -70,6 +70,10 @@ BAD = [
     ("absurd-gpus", "training-time", {**BASE_PAYLOADS["training-time"], "gpus": 10**9}, "gpus", "at most", "<="),
     ("absurd-tokens", "training-time", {**BASE_PAYLOADS["training-time"], "tokens": 1e30}, "tokens", "at most", "<="),
     ("absurd-params", "training-memory", {"params_b": 1e9}, "params_b", "at most", "<="),
+    # issue 28: a whole number beyond float range raised OverflowError where ValueError was caught (a 500)
+    ("huge-int-gpus", "training-time", {**BASE_PAYLOADS["training-time"], "gpus": 10**400}, "gpus", "at most", "<="),
+    ("huge-int-seq-len", "training-memory", {"model": "llama-3-8b", "seq_len": 10**400}, "seq_len", "at most", "<="),
+    ("huge-int-concurrency", "inference", {"model": "llama-3-8b", "concurrency": -(10**400)}, "concurrency", "at least 1", ">= 1"),
     ("wrong-type-int", "training-time", {**BASE_PAYLOADS["training-time"], "gpus": "eight"}, "gpus", "whole number", None),
     ("fractional-int", "training-memory", {"model": "llama-3-8b", "seq_len": 1024.5}, "seq_len", "whole number", None),
     ("wrong-type-bool", "training-memory", {"model": "llama-3-8b", "flash_attention": "maybe"}, "flash_attention", "true or false", None),

@@ -22,7 +22,7 @@ def test_fp16_weights_against_one_card(text: str) -> None:
     kind, finding, ctx = _run(text)
     assert kind == "weights" and finding.verdict == "false"
     out = next(c.output for c in ctx.tool_calls if c.tool == "claim-check")
-    assert 130 < out["weights_gb"] < 150 and 33 < out["int4_weights_gb"] < 42
+    assert 130 < out["weights_gb"] < 150 and 33 < out["int4_weights_gb"] < 43  # Qwen2-72B is 72.7B in the catalog: 42.3 GB at int4
     assert out["gpus_needed"] == 8
     body = " ".join([finding.lead, *finding.points])
     assert f"{out['weights_gb']:.0f} GB" in finding.lead and "24 GB" in finding.lead

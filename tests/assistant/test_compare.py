@@ -84,3 +84,22 @@ def test_a_named_model_without_tokens_is_priced_as_that_model(advisor, question:
     answer = ask(advisor, question)
     notes = [b.text for b in answer.blocks if b.type == "notice" and ("token" in b.text)]
     assert notes and model.lower() in notes[0].lower() and "7B" not in notes[0]
+
+
+def test_a_card_cheaper_per_hour_loses_on_cost_per_job_and_the_ranking_shows_it(advisor) -> None:
+    # A100 80GB rents for less per GPU-hour than H100, but the H100 finishes the same job ~2.7x sooner: per job it is cheaper.
+    answer = ask(advisor, "H100 or A100 for training Llama 3 70B on 100B tokens on 64 GPUs, which one?")
+    output = verdict_call(answer)
+    rows = output["job_cost_rows"]
+    per_hour = {gpu: r[0]["price"]["price_per_gpu_hour"] for gpu, r in rows.items()}
+    assert per_hour["a100-80gb-sxm"] < per_hour["h100-sxm"]
+    assert output["job_cost_usd"]["h100-sxm"] < output["job_cost_usd"]["a100-80gb-sxm"]
+    assert output["ranked_by_job_cost"][0] == "h100-sxm"
+    for gpu_rows in rows.values():  # every row names its date and source, and carries the job's cost band
+        for row in gpu_rows:
+            assert row["price"]["as_of"] and row["price"]["source_url"]
+            assert row["cost"]["low"] <= row["cost"]["typical"] <= row["cost"]["high"]
+    assert any(r["price"]["pricing"] == "spot" for r in rows["h100-sxm"]), "the catalog's spot price stands beside on-demand"
+    text = " ".join(b.text for b in answer.blocks if b.type == "paragraph")
+    assert text.index("H100") < text.index("A100", text.index("cheapest job first")), text
+    assert "spot" in text

@@ -43,3 +43,9 @@ def test_names_markers_code_and_chinese_numerals_are_not_figures(catalog):
 def test_the_2_4_sparsity_pattern_is_a_name_not_a_figure(catalog):
     figures = [w for w, _, _ in answer_numbers("数据手册常印 2:4 稀疏下的数字；FP16 2:4 sparse peak 1,979 TFLOPS", catalog)]
     assert figures == ["1,979"]
+
+
+@pytest.mark.parametrize("line", ["- … 73 more steps in the tool output", "- ……其余 73 步见工具输出"])
+def test_the_renderers_fold_count_is_not_a_figure_but_a_figure_beside_it_is(catalog, line):
+    assert check(line, catalog, [TOOL], []) == (0, [])
+    assert check(f"{line}; about 77 hours", catalog, [TOOL], [])[1] == ["77"]

@@ -121,13 +121,21 @@ def test_user_counts(catalog, text, users):
     assert extract_slots(text, catalog).users == users
 
 
-@pytest.mark.parametrize(("text", "params"), [
-    ("部署 DeepSeek-R1-Distill-Qwen-14B 要几张卡", 14),
-    ("serve DeepSeek-R1-Distill-Llama-8B on one L4", 8),
+@pytest.mark.parametrize(("text", "model", "params"), [
+    ("部署 DeepSeek-R1-Distill-Qwen-14B 要几张卡", "deepseek-r1-distill-qwen-14b", 14.77),
+    ("serve DeepSeek-R1-Distill-Llama-8B on one L4", "deepseek-r1-distill-llama-8b", 8.03),
 ])
-def test_the_parameter_count_in_a_distilled_name_wins_over_its_prefix(catalog, text, params):
+def test_a_distilled_name_is_its_own_entry_not_its_prefix(catalog, text, model, params):
     slots = extract_slots(text, catalog)
-    assert slots.model is None and slots.params_b == params  # not DeepSeek-V3's 671B
+    assert slots.model == model and catalog.models[model].params_b == params  # not DeepSeek-V3's 671B
+
+
+@pytest.mark.parametrize(("text", "params"), [
+    ("部署 DeepSeek-R1-Distill-Qwen-72B 要几张卡", 72),  # no such distill in the catalog: the name's own size, still not 671B
+])
+def test_the_parameter_count_in_an_unknown_distilled_name_wins_over_its_prefix(catalog, text, params):
+    slots = extract_slots(text, catalog)
+    assert slots.model is None and slots.params_b == params
 
 
 @pytest.mark.parametrize(("text", "model"), [
@@ -175,10 +183,15 @@ def test_a_token_count_in_b_is_data_not_a_model_size(catalog, text, params_b, to
     assert slots.params_b == params_b and slots.tokens == tokens
 
 
-@pytest.mark.parametrize(("text", "params_b"), [("train gpt2-small (124M) on 9B tokens", 0.124), ("a 350M parameter model", 0.35),
+@pytest.mark.parametrize(("text", "params_b"), [("train nanogpt-small (124M) on 9B tokens", 0.124), ("a 350M parameter model", 0.35),
                                                 ("fine-tune on 500M tokens", None)])
 def test_millions_of_parameters(catalog, text, params_b):
     assert extract_slots(text, catalog).params_b == params_b
+
+
+def test_gpt2_small_is_a_catalog_model(catalog):
+    slots = extract_slots("train gpt2-small (124M) on 9B tokens", catalog)
+    assert slots.model == "gpt-2-124m" and catalog.models["gpt-2-124m"].params_b == pytest.approx(0.124, rel=0.01)
 
 
 @pytest.mark.parametrize(

@@ -24,6 +24,22 @@ FILES = ("gpus.yaml", "models.yaml", "instances.yaml", "tiers.yaml")
 # Cards users own or buy for local work, added for "what can this card run / fine-tune" questions.
 NEW_CARDS = ("rtx-3060", "rtx-4060", "rtx-4060-ti-16gb", "rtx-4060-ti-8gb", "rtx-4070-ti-super", "rtx-4080", "rtx-4080-super",
              "rtx-a6000", "rtx-6000-ada", "l20", "v100-32gb", "v100-16gb")
+# The catalog expansion: data-centre, workstation, consumer and previous-generation cards users ask about.
+EXPANSION_ENTRY_CARDS = ("a40", "a2-16gb", "l40", "rtx-a4000", "rtx-a5000", "rtx-2080-ti", "gtx-1080-ti", "rtx-3080", "rtx-3080-ti",
+                         "rtx-3090-ti", "rtx-4070", "rtx-4090-d", "rtx-5090", "p40")
+EXPANSION_DATACENTER_CARDS = ("a30", "p100-pcie-16gb", "v100-pcie-32gb", "v100-pcie-16gb", "mi250x", "mi210", "gh200")
+EXPANSION_CARDS = EXPANSION_ENTRY_CARDS + EXPANSION_DATACENTER_CARDS
+EXPANSION_MODELS = (
+    "qwen1.5-7b", "qwen1.5-14b", "qwen1.5-32b", "qwen1.5-72b", "qwen2-0.5b", "qwen2-1.5b", "qwen2-7b", "qwen2-72b",
+    "qwen3-0.6b", "qwen3-1.7b", "qwen3-4b", "qwen3-8b", "qwen3-14b", "qwen3-32b", "qwen3-30b-a3b", "qwen3-235b-a22b",
+    "llama-3.2-1b", "llama-3.2-3b", "llama-3.3-70b", "chatglm2-6b", "chatglm3-6b", "baichuan2-7b", "baichuan-13b",
+    "internlm2-7b", "internlm2-20b", "internlm2.5-7b", "yi-6b", "yi-1.5-9b", "yi-1.5-34b", "mistral-7b-v0.3", "mixtral-8x22b",
+    "deepseek-v2-lite", "deepseek-r1-distill-qwen-1.5b", "deepseek-r1-distill-qwen-7b", "deepseek-r1-distill-qwen-14b",
+    "deepseek-r1-distill-qwen-32b", "deepseek-r1-distill-llama-8b", "deepseek-r1-distill-llama-70b", "deepseek-llm-7b",
+    "deepseek-llm-67b", "deepseek-coder-6.7b", "deepseek-coder-33b", "gemma-2b", "gemma-7b", "gemma-2-2b", "gemma-3-4b",
+    "gemma-3-12b", "gemma-3-27b", "phi-3-medium", "phi-4", "phi-4-mini", "falcon-7b", "falcon-40b", "bloom-7b1", "bloom-176b",
+    "opt-6.7b", "opt-30b", "opt-66b", "gpt-2-124m", "gpt-2-1.5b", "minicpm-2b",
+)
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +54,7 @@ def test_all_files_load_with_expected_ids(catalog: Catalog) -> None:
     assert set(catalog.gpus) == {
         "t4", "a10", "a10g", "l4", "l40s", "a100-40gb-pcie", "a100-40gb-sxm", "a100-80gb-pcie",
         "a100-80gb-sxm", "a800", "h100-pcie", "h100-sxm", "h100-nvl", "h800", "h20", "h200", "b200",
-        "mi300x", "ascend-910b", "rtx-4090", "rtx-3090", *NEW_CARDS,
+        "mi300x", "ascend-910b", "rtx-4090", "rtx-3090", *NEW_CARDS, *EXPANSION_CARDS,
     }
     required_models = {
         "llama-7b", "llama-2-7b", "llama-2-13b", "llama-2-34b", "llama-2-70b", "llama-3-8b",
@@ -46,9 +62,10 @@ def test_all_files_load_with_expected_ids(catalog: Catalog) -> None:
         "qwen2.5-0.5b", "qwen2.5-1.5b", "qwen2.5-3b", "qwen2.5-7b", "qwen2.5-14b", "qwen2.5-32b",
         "qwen2.5-72b", "mistral-7b", "mixtral-8x7b", "deepseek-v3", "gemma-2-9b", "gemma-2-27b",
         "tinyllama-1.1b", "gpt-3-175b", "opt-13b", "opt-175b", "bert-base-cased", "yi-34b",
-        "baichuan2-13b", "glm-4-9b", "phi-3-mini",
+        "baichuan2-13b", "glm-4-9b", "phi-3-mini", *EXPANSION_MODELS,
     }
     assert required_models <= set(catalog.models)
+    assert (len(catalog.gpus), len(catalog.models)) == (54, 94)  # README "Catalogs" states these counts
     assert set(catalog.tiers) == {"entry", "mid", "production"}
     required_instances = {
         "aws-p5.48xlarge", "aws-p4d.24xlarge", "aws-p4de.24xlarge", "aws-g5.xlarge",
@@ -146,12 +163,12 @@ def test_fp8_support_by_architecture(catalog: Catalog) -> None:
     with_fp8 = {g.id for g in catalog.gpus.values() if g.supports_fp8}
     assert with_fp8 == {"l4", "l40s", "h100-pcie", "h100-sxm", "h100-nvl", "h800", "h20", "h200", "b200", "mi300x", "rtx-4090",
                         "rtx-4060", "rtx-4060-ti-16gb", "rtx-4060-ti-8gb", "rtx-4070-ti-super", "rtx-4080", "rtx-4080-super",
-                        "rtx-6000-ada", "l20"}
+                        "rtx-6000-ada", "l20", "l40", "rtx-4070", "rtx-4090-d", "rtx-5090", "gh200"}
 
 
 def test_training_class_and_confidence(catalog: Catalog) -> None:
     entry = {g.id for g in catalog.gpus.values() if g.training_class == "entry"}
-    assert entry == {"t4", "a10", "a10g", "l4", "rtx-4090", "rtx-3090", *(set(NEW_CARDS) - {"v100-32gb", "v100-16gb"})}
+    assert entry == {"t4", "a10", "a10g", "l4", "rtx-4090", "rtx-3090", *(set(NEW_CARDS) - {"v100-32gb", "v100-16gb"}), *EXPANSION_ENTRY_CARDS}
     assert catalog.gpus["ascend-910b"].confidence == "low"
     assert catalog.gpus["a10g"].confidence == "low"
     assert catalog.gpus["h20"].confidence in {"low", "medium"}
@@ -298,7 +315,8 @@ def test_brief_param_counts(catalog: Catalog) -> None:
 def test_kv_cache_fields_are_consistent(catalog: Catalog) -> None:
     # head_dim is independent of hidden_size in Gemma 2 (documented in its notes) and meaningless
     # for the KV cache of MLA models (they cache a latent); everything else must satisfy h = a*d.
-    documented_exceptions = {"gemma-2-9b", "gemma-2-27b"}
+    documented_exceptions = {"gemma-2-9b", "gemma-2-27b", "gemma-7b", "gemma-2-2b", "gemma-3-4b", "gemma-3-12b", "gemma-3-27b",
+                             "qwen3-0.6b", "qwen3-4b", "qwen3-32b", "qwen3-30b-a3b", "qwen3-235b-a22b"}
     for m in catalog.models.values():
         assert m.attention_heads % m.kv_heads == 0, m.id
         if m.id in documented_exceptions or m.mla is not None:
@@ -422,7 +440,7 @@ def _expect_error(directory: Path, file_name: str, entry: str, field: str) -> Ca
 
 
 def test_unmodified_copy_loads(broken_dir: Path) -> None:
-    assert len(load_catalog(broken_dir).gpus) == 21 + len(NEW_CARDS)
+    assert len(load_catalog(broken_dir).gpus) == 21 + len(NEW_CARDS) + len(EXPANSION_CARDS)
 
 
 def test_missing_field_is_reported(broken_dir: Path) -> None:

@@ -10,7 +10,7 @@ import typing
 import service.contract as contract
 
 PUBLIC = [
-    "Answer", "BLOCK_TYPES", "Band", "Block", "BlockEvent", "BulletsBlock", "Channel", "ChatRequest", "ChecklistBlock", "ChecklistStep",
+    "Answer", "BLOCK_TYPES", "Band", "Block", "BlockEvent", "BulletsBlock", "CaseFact", "Channel", "ChatRequest", "ChecklistBlock", "ChecklistStep",
     "Citation", "CitationsEvent", "Clarification", "DeltaEvent", "DoneEvent", "ErrorEvent", "Feedback", "Grounding", "Intent", "Language",
     "LeadBlock", "Link", "MetaEvent", "Neighbour", "NoticeBlock", "ParagraphBlock", "Recommendation", "RecommendationBlock",
     "RecommendedOption", "SourceItem", "SourcesBlock", "StreamEvent", "TableBlock", "TableCell", "TableColumn", "ToolCall",

@@ -94,7 +94,21 @@ OPERATIONS_CASES = [
     ("Which speculative decoding methods exist and when are they worth it?", [r"EAGLE|Medusa|draft", r"batch"]),
     ("One node keeps slowing the job. How do I test it and get it out of the pool?", [r"dcgmi diag|gpu-burn|DCGM", r"(?i)drain|cordon"]),
 ]
-CASES += OPERATIONS_CASES + EXPERT_CASES + DEPLOYMENT_CASES + ANSWER_CASES
+# Topics added from the tools' own documentation: DDP memory, RoCE GID index, FP16 on pre-Ampere cards,
+# containers started by other tools, llama-server slots.
+NEW_TOPIC_CASES = [
+    ("Does adding more GPUs with DDP let me fit a bigger model?", [r"throughput, not room"]),
+    ("用DDP多加几张卡能放下更大的模型吗？", [r"不增加空间"]),
+    ("Which NCCL_IB_GID_INDEX should I use on RoCE with a recent NCCL?", [r"2\.21"]),
+    ("RoCE 网络上 NCCL_IB_GID_INDEX 现在还需要手动设置吗？", [r"2\.21"]),
+    ("vLLM refuses to start on a T4 because of bfloat16, what should I pass?", [r"--dtype half"]),
+    ("T4 上跑 vLLM 报 bfloat16 不支持，要加什么参数？", [r"--dtype half"]),
+    ("Containers launched by our orchestration tool don't see the GPUs, but docker run --gpus all works.", [r"--set-as-default|default-runtime"]),
+    ("我们平台自己拉起的容器里看不到 GPU，手动 docker run --gpus all 却正常", [r"--set-as-default|default-runtime"]),
+    ("With llama-server -c 16384 -np 4, how long can each request be?", [r"4,096"]),
+    ("llama-server 设 -c 16384 -np 4，每个请求最长多少 token？", [r"4,096"]),
+]
+CASES += OPERATIONS_CASES + EXPERT_CASES + DEPLOYMENT_CASES + ANSWER_CASES + NEW_TOPIC_CASES
 
 
 @pytest.fixture(scope="module")

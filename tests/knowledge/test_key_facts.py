@@ -128,6 +128,80 @@ KEY_FACTS = [
 ]
 
 
+# Serving engines, tensor parallelism, GPU generations, containers, NCCL variables, training memory and datasheets
+# (documents added from the tools' own documentation): the defaults and flags a user acts on.
+KEY_FACTS += [
+    (
+        "serving-engine-memory",
+        {"en": "vLLM memory flags: what each one changes", "zh": "vLLM 的显存参数：每个参数改变什么"},
+        {
+            "en": [r"0\.9 by default", r"per-instance limit", r"--max-model-len", r"--enforce-eager", r"--cpu-offload-gb", r"--max-lora-rank"],
+            "zh": [r"默认 0\.9", r"按实例计算", r"--max-model-len", r"--enforce-eager", r"--cpu-offload-gb", r"--max-lora-rank"],
+        },
+    ),
+    (
+        "serving-engine-memory",
+        {"en": "Ollama: layers on the GPU, CPU fallback and the settings that exist", "zh": "Ollama：放进显存的层数、回落到 CPU，以及真正存在的设置"},
+        {
+            "en": [r"ollama ps", r"no `OLLAMA_NUM_GPU`", r"OLLAMA_SCHED_SPREAD", r"num_ctx", r"CUDA_VISIBLE_DEVICES"],
+            "zh": [r"ollama ps", r"不存在 `OLLAMA_NUM_GPU`", r"OLLAMA_SCHED_SPREAD", r"num_ctx", r"CUDA_VISIBLE_DEVICES"],
+        },
+    ),
+    (
+        "serving-tp-vs-replicas",
+        {"en": "Consumer multi-GPU boxes over PCIe: P2P hangs and the workarounds", "zh": "PCIe 连接的消费级多卡机器：P2P 卡死与绕过办法"},
+        {
+            "en": [r"IOMMU", r"NCCL_P2P_DISABLE=1", r"--disable-custom-all-reduce", r"--enable-p2p-check"],
+            "zh": [r"IOMMU", r"NCCL_P2P_DISABLE=1", r"--disable-custom-all-reduce", r"--enable-p2p-check"],
+        },
+    ),
+    (
+        "gpu-generation-features",
+        {"en": "Compute capability of each generation", "zh": "各代显卡的计算能力"},
+        {"en": [r"7\.0 for the V100", r"7\.5 for the T4", r"8\.9", r"9\.0", r"12\.0"], "zh": [r"V100、TITAN V", r"7\.5", r"8\.9", r"9\.0", r"12\.0"]},
+    ),
+    (
+        "gpu-generation-features",
+        {"en": "Settings for older cards: V100, T4, P100 and P40", "zh": "老显卡怎么设置：V100、T4、P100 与 P40"},
+        {"en": [r"--dtype half", r"compute capability 7\.0 or higher", r"sdpa"], "zh": [r"--dtype half", r"计算能力 7\.0 及以上", r"sdpa"]},
+    ),
+    (
+        "gpus-in-containers",
+        {"en": "Tools that start containers themselves: make nvidia the default runtime", "zh": "自己启动容器的工具：把 nvidia 设为默认运行时"},
+        {"en": [r"--set-as-default", r"default-runtime", r"daemon\.json"], "zh": [r"--set-as-default", r"default-runtime", r"daemon\.json"]},
+    ),
+    (
+        "gpus-in-containers",
+        {"en": "Time-slicing and MPS replicas: sharing a GPU without isolation", "zh": "时间片与 MPS 副本：共享 GPU 但没有隔离"},
+        {"en": [r"same fault domain", r"all of the GPU's memory", r"MIG"], "zh": [r"同一个故障域", r"整张卡的显存", r"MIG"]},
+    ),
+    (
+        "nccl-env-multi-nic",
+        {"en": "RDMA devices: NCCL_IB_HCA, NCCL_IB_GID_INDEX and NCCL_IB_DISABLE", "zh": "RDMA 设备：NCCL_IB_HCA、NCCL_IB_GID_INDEX 与 NCCL_IB_DISABLE"},
+        {"en": [r"since NCCL 2\.21", r"default is -1", r"\^mlx5_4", r"TCP sockets"], "zh": [r"从 NCCL 2\.21 起默认值为 -1", r"\^mlx5_4", r"TCP socket"]},
+    ),
+    (
+        "training-memory-fit",
+        {"en": "Data parallelism copies the model; it does not pool GPU memory", "zh": "数据并行是复制模型，不会把显存合在一起"},
+        {"en": [r"full copy", r"more GPUs add throughput, not room"], "zh": [r"完整的权重", r"加卡只增加吞吐，不增加空间"]},
+    ),
+    (
+        "training-memory-fit",
+        {"en": "CPU offload needs host RAM, and exit code -9 means the host ran out", "zh": "CPU 卸载需要主机内存，退出码 -9 表示主机内存耗尽"},
+        {"en": [r"exitcode: -9", r"SIGKILL", r"137", r"dmesg"], "zh": [r"exitcode: -9", r"SIGKILL", r"137", r"dmesg"]},
+    ),
+    (
+        "datasheet-numbers",
+        {"en": "Datasheet figures that count double: sparse TFLOPS and two-way NVLink", "zh": "数据手册上翻倍计算的数字：稀疏 TFLOPS 与双向 NVLink"},
+        {"en": [r"989\.5 dense", r"2:4", r"450 GB/s"], "zh": [r"稠密 989\.5", r"2:4", r"450 GB/s"]},
+    ),
+    (
+        "datasheet-numbers",
+        {"en": "GeForce tensor rates: FP16 with FP32 accumulate runs at half speed", "zh": "GeForce 的 Tensor 速率：FP32 累加的 FP16 只有一半速度"},
+        {"en": [r"165\.2", r"330\.3", r"FP32 accumulat"], "zh": [r"165\.2", r"330\.3", r"FP32 累加"]},
+    ),
+]
+
 KEY_FACTS += SECTION_FACTS
 
 
@@ -155,7 +229,18 @@ def test_each_key_fact_is_stated_in_its_section_in_both_languages(documents, doc
     assert section.source and section.source["url"].startswith("https://"), "the section cites a real source"
 
 
-@pytest.mark.parametrize("doc_id", sorted({row[0] for row in SECTION_FACTS}))
+NEW_TOPICS = {
+    "serving-engine-memory",
+    "serving-tp-vs-replicas",
+    "gpu-generation-features",
+    "gpus-in-containers",
+    "nccl-env-multi-nic",
+    "training-memory-fit",
+    "datasheet-numbers",
+}
+
+
+@pytest.mark.parametrize("doc_id", sorted({row[0] for row in SECTION_FACTS} | NEW_TOPICS))
 def test_topic_exists_in_both_languages_with_the_same_sections(documents, doc_id) -> None:
     en, zh = documents[(doc_id, "en")], documents[(doc_id, "zh")]
     assert len(en.sections) == len(zh.sections), f"{doc_id}: en and zh differ in section count"

@@ -12,7 +12,7 @@ from service.sizing import SizingTool, all_tools, get_tool, register
 from tests.sizing.payloads import BASE_PAYLOADS
 
 EXPECTED = {"training-memory", "inference", "training-compute", "training-time", "gpus-for-deadline", "tokens-in-budget", "compute-optimal", "allreduce",
-            "nccl-expected", "data-loader", "checkpoint", "cost", "break-even", "reserved-vs-on-demand", "recommend"}
+            "nccl-expected", "data-loader", "checkpoint", "cost", "break-even", "reserved-vs-on-demand", "recommend", "step-time", "kv-capacity"}
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 

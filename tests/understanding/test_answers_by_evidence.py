@@ -40,19 +40,19 @@ def tools(answer) -> list[str]:
         (
             "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.50 GiB. GPU 0 has a total capacity of 79.10 GiB",
             "cuda_oom",
-            ("expandable_segments", "fragment"),
+            ("expandable_segments", "fragmentation"),
         ),
         ("rank 12 died: Watchdog caught collective operation timeout: WorkNCCL(OpType=ALLREDUCE, Timeout(ms)=600000)", "nccl_timeout", ("straggler", "rank")),
         ("kernel log on node 7 says NVRM: Xid (PCI:0000:c1:00): 79, GPU has fallen off the bus", "xid", ("Xid 79", "bus")),
-        ("训练到一半突然挂了，报 CUDA error: an illegal memory access was encountered", "illegal_memory", ("CUDA_LAUNCH_BLOCKING",)),
+        ("训练到一半突然挂了，报 CUDA error: an illegal memory access was encountered", "illegal_memory_access", ("CUDA_LAUNCH_BLOCKING",)),
     ],
 )
 def test_an_error_signature_is_named_and_answered_from_knowledge(advisor, message, signature, words):
     answer = ask(advisor, message)
     assert answer.intent == "diagnostics"
     assert answer.clarification is None  # a pasted OOM never gets "which model?"
-    call = next(c for c in answer.tool_calls if c.tool == "error-signature")
-    assert call.output["signatures"][0]["name"] == signature
+    call = next(c for c in answer.tool_calls if c.tool == "diagnose")  # the most specific signature found leads the one diagnosis
+    assert call.output["diagnosis"] == signature
     assert answer.citations, "the explanation cites the knowledge base"
     assert any(b.type == "checklist" for b in answer.blocks)
     assert any(w.lower() in answer.answer.lower() for w in words), answer.answer

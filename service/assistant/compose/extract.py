@@ -9,13 +9,13 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
 
 from service import yaml_files
 from service.assistant.understand import INJECTION
 from service.contract import Block, BulletsBlock, ChecklistBlock, ChecklistStep
+from service import budget
 
 CODE = re.compile(r"```[a-zA-Z]*\n.*?```", re.S)
 FENCE = re.compile(r"^```[a-zA-Z]*\n|```$")
@@ -25,7 +25,7 @@ STOP_EN = set("the a an of to in on for and or is are be with what how why do do
 CUES = Path(__file__).with_name("faq_cues.yaml")
 
 
-@cache
+@budget.loader
 def _cues() -> dict[str, dict[str, list[str]]]:
     return yaml_files.safe_load(CUES.read_text(encoding="utf-8"))
 

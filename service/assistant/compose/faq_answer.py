@@ -46,6 +46,7 @@ from service.assistant.compose.extract import (
 )
 from service.assistant.compose.faq_kinds import FORMULA, defined_subject, defines, defining, explains_uncovered_side, same_template, sides_of
 from service.assistant.compose.faq_sections import Embed, on_topic, question_parts
+from service.assistant.input_bounds import embedding_window
 from service.assistant.compose.faq_units import CJK, Unit, units
 from service.retrieval.text import term_set, tokenize
 
@@ -197,7 +198,7 @@ def _score(
     dense = np.zeros(len(candidates), dtype=np.float32)
     heading = np.zeros(len(hits), dtype=np.float32)
     if embed is not None and vectors is not None:
-        query = embed([question])[0]
+        query = embed([embedding_window(question)])[0]
         dense = vectors @ query
         heading = embed([h.heading or getattr(h, "title", "") or h.text[:80] for h in hits]) @ query
     previous: Unit | None = None

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from service.assistant.input_bounds import embedding_window
 from service.retrieval.text import term_set, tokenize
 
 Embed = Callable[[list[str]], np.ndarray] | None
@@ -48,7 +49,7 @@ def on_topic(question: str, hits: Sequence[Any], best_sentence: Mapping[int, flo
     the question's words it holds (weighted by how few of the hits hold them); a document its best section."""
     if len(best_sentence) < 2:
         return set(best_sentence)
-    whole = np.zeros(len(hits), dtype=np.float32) if embed is None else embed([h.text for h in hits]) @ embed([question])[0]
+    whole = np.zeros(len(hits), dtype=np.float32) if embed is None else embed([h.text for h in hits]) @ embed([embedding_window(question)])[0]
     words = [term_set(f"{h.heading} {h.text}") for h in hits]
     asked = [t for t in set(tokenize(question)) if any(t in w for w in words)]
     weight = {t: float(np.log(1 + len(hits) / sum(t in w for w in words))) for t in asked}

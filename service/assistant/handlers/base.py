@@ -9,6 +9,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
+from service import budget
 from service.contract import Block, Clarification, ToolCall
 from service.assistant.slots import Slots
 from service.assistant.understand import Understanding
@@ -16,6 +17,7 @@ from service.catalog import Catalog
 from service.errors import InputError
 from service.sizing import get_tool
 from service.sizing.work import Work, relabel
+from service.understanding.case.fields import stated_fields
 
 
 MAX_QUERY_CHARS = 400
@@ -76,7 +78,12 @@ class Context:
         # Values the assistant filled in (defaults, assumptions) are not the user's: relabel them.
         stated = set(self.slots.stated()) | {"task" if self.slots.task else "", "method" if self.slots.method else ""}
         stated |= {field for slot, field in TOOL_FIELD_OF_SLOT.items() if slot in stated}
-        result = result.model_copy(update={"work": relabel(result.work, stated, provenance="default", source="assumed by the assistant")})
+        from_case = stated_fields(getattr(self.understanding, "case", None))
+        work = relabel(result.work, stated | set(from_case), provenance="default", source="assumed by the assistant")
+        if from_case:  # what the pasted command, config or log said: the user's, with the line it came from
+            work = work.model_copy(update={"inputs": [i.model_copy(update={"provenance": "user", "source": from_case[i.name]})
+                                                      if i.name in from_case and i.name in clean else i for i in work.inputs]})
+        result = result.model_copy(update={"work": work})
         self._add(ToolCall(tool=tool, input=clean, output=result.model_dump(mode="json")))
         return result
 
@@ -96,14 +103,29 @@ class Context:
             self.on_tool(call)
 
     def check_cancelled(self) -> None:
+        """Before each tool call and retrieval: stop if the client left (Cancelled) or the turn's CPU budget is spent
+        (budget.OverBudget)."""
         if self.cancelled is not None and self.cancelled.is_set():
             raise Cancelled()
+        budget.check(f"handler:{self.understanding.intent}")
+
+    def asked(self) -> str:
+        """The question in the user's own words: for a message that pastes a command or a log, the prose and what the
+        case reader found in the paste (signatures, engine, launcher), not the paste's lines. Retrieval and the FAQ
+        composer read this same text, so the encoder runs on it once."""
+        case = getattr(self.understanding, "case", None)
+        if case is None or not case.artefacts or not case.prose.strip():
+            return self.text
+        found = " ".join(dict.fromkeys([*(s.replace("_", " ") for s in case.signatures[:2]), *(str(case.get(n)) for n in ("engine", "launcher") if case.get(n))]))
+        return f"{case.prose} {found}".strip()
 
     def retrieve(self, query: str | None = None, *, k: int = 3, topics: list[str] | None = None) -> list:
         # Pasted logs make poor queries: the question is in the first lines.
         if query is None:
-            # A follow-up ("Slurm 上呢？") is searched together with the question it follows.
-            query = f"{self.understanding.context} {self.text}" if self.understanding.context else self.text
+            # A follow-up ("Slurm 上呢？") is searched together with the question it follows; a message that pastes a command or
+            # a log is searched by the user's own words and what the case reader found in the paste, not by the log's lines.
+            asked = self.asked()
+            query = f"{self.understanding.context} {asked}" if self.understanding.context else asked
         text = query[:MAX_QUERY_CHARS]
         self.check_cancelled()
         try:

@@ -10,7 +10,8 @@ from service.assistant.compose import extract
 from service.assistant.compose.fmt import money, num, pct
 from service.assistant.compose.work import assumptions
 from service.assistant.handlers.base import Context, Draft
-from service.assistant.handlers.recommendation import DEFAULT_GPU, _currency
+from service.sizing.defaults import DEFAULT_GPU
+from service.assistant.handlers.recommendation import _currency
 from service.assistant.messages import say
 from service.contract import LeadBlock, ParagraphBlock
 

@@ -18,8 +18,8 @@ from service.assistant.handlers.base import Context, Draft
 from service.assistant.handlers.knowledge import passages
 from service.assistant.messages import say
 from service.contract import LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
+from service.sizing.defaults import DEFAULT_GPU
 
-DEFAULT_GPU = "h100-sxm"
 NODE_GPUS = 8
 MODEL_SIZES_B = (1.0, 7.0, 13.0, 34.0, 70.0)
 CLUSTER = re.compile(r"cluster|集群|nodes?\b|节点|台机器|台服务器|servers\b|fabric|组网|网络怎么配|network", re.I)

@@ -3,8 +3,10 @@
 A data-sheet ratio is not an answer to "which should we get?". The verdict runs the same job on
 every card with the sizing tools, so the speed-up already carries the MFU each class of GPU
 reaches in published runs (small models keep Hopper less busy, PCIe-only cards lose to
-communication), then prices that job at each card's cheapest listed on-demand rate: the price
-of a useful hour, not of a rented one. Memory fit for the user's workload decides first.
+communication), then prices that job at each card's cheapest listed rate (service/sizing/job_cost.py): the price
+of the whole job (time × GPUs × the dated price per GPU-hour, with the time's band), not of a rented
+hour, and the cards are listed cheapest job first, with the spot (and reserved) price beside the
+on-demand one where the catalog lists it. Memory fit for the user's workload decides first.
 """
 
 from __future__ import annotations
@@ -17,9 +19,12 @@ from service.assistant.handlers import card_capacity
 from service.assistant.handlers.base import Context, Draft, model_ref
 from service.assistant.messages import say
 from service.contract import BulletsBlock, LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
-from service.sizing.cost import cheapest_instance
+from service.sizing.cost import DEFAULT_FX_CNY_PER_USD, cheapest_instance
+from service.sizing.compute import Band
+from service.sizing.job_cost import JobCost, price_job
+from service.sizing.defaults import DEFAULT_GPU
+from service.sizing.work import Ledger, sig
 
-DEFAULT_GPU = "h100-sxm"
 MAX_GPUS = 4
 # The job a verdict prices when the user named none: a 7B model on a billion tokens, on one 8-GPU node.
 REFERENCE_JOB = {"params_b": 7.0, "tokens": 1e9}
@@ -36,10 +41,44 @@ class Contender:
     gpus: int
     price: float | None  # cheapest listed on-demand USD per GPU-hour
     fits: bool = True
+    job: JobCost | None = None  # the job's cost band at that price, and at the spot / reserved prices the catalog lists
 
     @property
     def job_cost(self) -> float | None:
+        if self.job is not None:
+            return self.job.cost.typical
         return None if self.price is None else self.price * self.gpus * self.hours
+
+
+def _priced(ctx: Context, gpu_id: str, name: str, gpus: int, hours: Band, draft: Draft) -> Contender:
+    """A card's job priced per GPU-hour at its cheapest listed on-demand rate, the other listed pricings beside it;
+    each price's instance, region, date and source go into the answer's work."""
+    ledger = Ledger()
+    job = price_job(ctx.catalog, gpu_id, gpus, hours, "mfu-band", "on-demand", "USD", DEFAULT_FX_CNY_PER_USD, ledger, per_gpu=True)
+    if job is not None:
+        draft.works.append((f"job cost ({gpu_id})", ledger.work()))
+    price = job.prices[0].price.price_per_gpu_hour if job else None
+    return Contender(gpu_id, name, hours.typical, gpus, price, job=job)
+
+
+def _by_job_cost(contenders: list[Contender]) -> list[Contender]:
+    """Cheapest job first (not cheapest hour); cards with no listed price last, fastest first."""
+    return sorted(contenders, key=lambda c: (c.job_cost is None, c.job_cost or 0.0, c.hours))
+
+
+def _cost_text(c: Contender, lang: str) -> str:
+    """"H100 SXM $3.99/GPU-h → $1,234 ($1,000–$1,600; spot $2.41/GPU-h → $745)": the job's band at the on-demand price,
+    and the job at each other pricing the catalog lists."""
+    rows = c.job.prices if c.job else []
+    if not rows:
+        return f"{c.name} {money(c.price, 'USD')}/GPU-h → {money(c.job_cost, 'USD')}"
+    zh = lang == "zh"
+    band = rows[0].cost
+    inner = [f"{money(band.low, 'USD')}{'～' if zh else '–'}{money(band.high, 'USD')}"]
+    words = {"spot": ("spot", "竞价"), "reserved": ("1-year reserved", "1 年预留"), "on-demand": ("on-demand", "按需")}
+    inner += [f"{words[r.price.pricing][1 if zh else 0]} {money(r.price.price_per_gpu_hour, 'USD')}/GPU-h → {money(r.cost.typical, 'USD')}" for r in rows[1:]]
+    open_, close, sep = ("（", "）", "；") if zh else (" (", ")", "; ")
+    return f"{c.name} {money(c.price, 'USD')}/GPU-h → {money(band.typical, 'USD')}{open_}{sep.join(inner)}{close}"
 
 
 def compare(ctx: Context) -> Draft:
@@ -190,6 +229,7 @@ def _verdict(ctx: Context, ids: list[str], fits: dict[str, bool], draft: Draft) 
         return []
     for c in contenders:
         c.fits = fits.get(c.gpu, True)
+    contenders = _by_job_cost(contenders)
     blocks: list = []
     if serving and not (s.model or s.params_b):
         blocks.append(NoticeBlock(kind="assumption", text=say("compare.reference_serving", lang)))
@@ -204,9 +244,11 @@ def _verdict(ctx: Context, ids: list[str], fits: dict[str, bool], draft: Draft) 
     speedup = slowest.hours / fastest.hours
     fitting = [c for c in contenders if c.fits]
     priced = [c for c in fitting if c.job_cost is not None]
-    ctx.record("compare-verdict", {"gpus": [c.gpu for c in contenders], "basis": "serving" if serving else "training"},
+    ctx.record("compare-verdict", {"gpus": [c.gpu for c in contenders], "basis": "serving" if serving else "training", "order": "job cost"},
                {"speedup": speedup, "job_hours": {c.gpu: c.hours for c in contenders},
-                "job_cost_usd": {c.gpu: c.job_cost for c in contenders if c.job_cost is not None}})
+                "job_cost_usd": {c.gpu: c.job_cost for c in contenders if c.job_cost is not None},
+                "job_cost_rows": {c.gpu: [r.model_dump(mode="json") for r in c.job.prices] for c in contenders if c.job is not None},
+                "ranked_by_job_cost": [c.gpu for c in contenders]})
     same_speed = speedup < SAME_SPEED
     key = "compare.speed_same" if same_speed else "compare.speed_serving" if serving else "compare.speed_training"
     text = say(key, lang, fast=fastest.name, slow=slowest.name, speedup=num(speedup))
@@ -214,7 +256,7 @@ def _verdict(ctx: Context, ids: list[str], fits: dict[str, bool], draft: Draft) 
         text += " " + say("compare.job_times", lang, times="; ".join(f"{c.name} {duration(c.hours, lang)}" for c in contenders))
     blocks.append(ParagraphBlock(text=text))
     if len(priced) >= 2:
-        costs = "; ".join(f"{c.name} {money(c.price, 'USD')}/GPU-h → {money(c.job_cost, 'USD')}" for c in priced)
+        costs = ("；" if lang == "zh" else "; ").join(_cost_text(c, lang) for c in priced)
         blocks.append(ParagraphBlock(text=say("compare.job_costs_serving" if serving else "compare.job_costs", lang, costs=costs)))
     if same_speed and len(fitting) == len(contenders):
         verdict = say("compare.verdict_same_speed", lang)
@@ -253,8 +295,7 @@ def _training_contenders(ctx: Context, ids: list[str], draft: Draft) -> list[Con
         if r is None:
             continue
         draft.works.append((f"training-time ({gpu_id})", r.work))
-        price = cheapest_instance(ctx.catalog, gpu_id)
-        contenders.append(Contender(gpu_id, ctx.catalog.gpus[gpu_id].name, r.hours.typical, r.gpus, price.price_per_gpu_hour if price else None))
+        contenders.append(_priced(ctx, gpu_id, ctx.catalog.gpus[gpu_id].name, r.gpus, r.hours, draft))
     return contenders
 
 
@@ -269,9 +310,9 @@ def _serving_contenders(ctx: Context, ids: list[str], draft: Draft) -> list[Cont
         if r is None or not r.decode_tokens_per_second:
             continue
         draft.works.append((f"inference ({gpu_id})", r.work))
-        price = cheapest_instance(ctx.catalog, gpu_id)
-        hours_per_million = 1e6 / (r.decode_tokens_per_second.typical * (s.concurrency or 1)) / 3600
-        contenders.append(Contender(gpu_id, ctx.catalog.gpus[gpu_id].name, hours_per_million, r.gpus, price.price_per_gpu_hour if price else None))
+        speed = r.decode_tokens_per_second
+        per_million = [sig(1e6 / (tps * (s.concurrency or 1)) / 3600) for tps in (speed.high, speed.typical, speed.low)]
+        contenders.append(_priced(ctx, gpu_id, ctx.catalog.gpus[gpu_id].name, r.gpus, Band(low=per_million[0], typical=per_million[1], high=per_million[2]), draft))
     return contenders
 
 

@@ -18,8 +18,8 @@ from service.assistant.messages import say
 from service.contract import LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
 from service.sizing.compute_optimal import CHINCHILLA
 from service.sizing.work import Ledger, sig
+from service.sizing.defaults import DEFAULT_GPU
 
-DEFAULT_GPU = "h100-sxm"
 SPANS_DAYS = (7, 30, 90)
 GPU_HOURS_SPAN = 90 * 24  # no time given: the compute-optimal model for a week, a month and a quarter
 DATA_ASKS = ("model_size", "budget_tokens")  # "how many tokens should an 8B see", "13B 按 chinchilla 要多少 token"

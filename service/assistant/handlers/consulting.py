@@ -35,8 +35,8 @@ from service.assistant.handlers.workload import sizing_answer
 from service.assistant.messages import say
 from service.errors import InputError
 from service.contract import LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
+from service.sizing.defaults import DEFAULT_GPU
 
-DEFAULT_GPU = "h100-sxm"
 STEP_DOWN = {"full": "lora", "lora": "qlora"}  # the cheaper method, one step at a time
 ASK_NEEDS = {"deadline": "deadline_hours"}  # sizing asks that cannot be answered without this slot
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
 
@@ -18,6 +17,8 @@ from service.assistant.handlers.base import Context, Draft
 from service.assistant.handlers.knowledge import faq, passages
 from service.assistant.messages import say
 from service.contract import Block, ChecklistBlock, ChecklistStep, LeadBlock, ParagraphBlock
+from service import budget
+from service.sizing.defaults import DEFAULT_GPU
 
 SIGNATURES_FILE = Path(__file__).resolve().parents[1] / "diagnostic_signatures.yaml"
 MAX_NAMED = 2  # signatures named in the lead; the first leads the search
@@ -96,7 +97,7 @@ class Signature:
     explain: str | None = None  # message key: what the signature means and what to run, said before the quoted passages
 
 
-@cache
+@budget.loader
 def signatures() -> tuple[Signature, ...]:
     raw = yaml_files.safe_load(SIGNATURES_FILE.read_text(encoding="utf-8"))
     return tuple(
@@ -179,7 +180,7 @@ def _bandwidth(ctx: Context, measured: float, parsed: dict | None) -> Draft:
         gpu = found.id if found else None
     notes = []
     if gpu is None:
-        gpu = "h100-sxm"
+        gpu = DEFAULT_GPU
         notes.append(say("diagnostics.assumed_gpu", ctx.lang))
     gpus = s.gpus or (parsed["ranks"] if parsed and parsed["ranks"] >= 2 else 8)
     asked = f"{ctx.understanding.context or ''} {ctx.text}"

@@ -20,6 +20,7 @@ from service.assistant.compose.work import warnings
 from service.assistant.handlers.base import Context, Draft, model_params, model_ref
 from service.assistant.messages import say
 from service.contract import LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
+from service.sizing.defaults import DEFAULT_GPU
 
 KEEP_DEFAULT = 3  # a rolling window of the last few checkpoints (stated to the user as an assumption)
 KEEP = re.compile(
@@ -84,7 +85,7 @@ def pretrain_on_gpus(ctx: Context) -> Draft | None:
         return None  # "how big is each checkpoint?" about that pre-training run: the quantity asked, not the run's time
     if consult.cue("fine_tune", ctx.text):
         return None
-    gpu, gpus = s.gpu or "h100-sxm", s.gpus or 1
+    gpu, gpus = s.gpu or DEFAULT_GPU, s.gpus or 1
     tokens = consult.compute_optimal_tokens(params)
     ctx.record("compute-optimal-data", {"params": params, "tokens_per_param": consult.TOKENS_PER_PARAM}, {"tokens": tokens})
     timing, _ = ctx.try_run("training-time", {**model_ref(ctx), "tokens": tokens, "gpu": gpu, "gpus": gpus})
@@ -147,7 +148,7 @@ def decode_speed(ctx: Context) -> Draft | None:
     if not asks_decode_speed(ctx):
         return None
     s, lang = ctx.slots, ctx.lang
-    gpu_id = s.gpu or "h100-sxm"
+    gpu_id = s.gpu or DEFAULT_GPU
     gpu = ctx.catalog.gpus.get(gpu_id)
     if gpu is None:
         return None

@@ -9,8 +9,10 @@ from service.assistant.compose.faq_answer import compose_faq
 from service.assistant.compose.fmt import num
 from service.assistant.compose.work import assumptions
 from service.assistant.handlers.base import Context, Draft
+from service.assistant.compose.relevance import about_the_question
 from service.assistant.messages import say
 from service.contract import BulletsBlock, ChecklistBlock, ChecklistStep, LeadBlock, ParagraphBlock
+from service.sizing.defaults import DEFAULT_GPU
 
 # Topics with their own pair of follow-up questions: knowledge.topic_follow_ups.<topic>.first/second in the catalogs.
 FOLLOW_UP_TOPICS = ("reliability", "utilization", "memory", "networking", "cost")
@@ -51,8 +53,10 @@ def faq(ctx: Context) -> Draft:
         return Draft(blocks=[LeadBlock(text=say("knowledge.not_found", ctx.lang))], show_sources=False)
     # The sentences that answer the question, across the top sections (compose/faq_answer.py); a follow-up
     # ("Slurm 上呢？") is read together with the question it follows, as retrieval read it.
-    question = f"{ctx.understanding.context} {ctx.text}" if ctx.understanding.context else ctx.text
-    asked = ctx.text if ctx.understanding.context else None
+    own = ctx.asked()
+    hits = about_the_question(own, hits)  # only passages that name what the question names (compose/relevance.py)
+    question = f"{ctx.understanding.context} {own}" if ctx.understanding.context else own
+    asked = own if ctx.understanding.context else None
     answer = compose_faq(question, ctx.lang, hits, getattr(ctx.index, "embed", None), skip=extract.INJECTION.search, asked=asked)
     if answer.lead:
         blocks: list = [LeadBlock(text=answer.lead)]
@@ -67,7 +71,7 @@ def faq(ctx: Context) -> Draft:
 
 def preflight(ctx: Context) -> Draft:
     s = ctx.slots
-    gpu_id = s.gpu or "h100-sxm"
+    gpu_id = s.gpu or DEFAULT_GPU
     gpus = s.gpus or 8
     per_node = min(gpus, 8)
     assumed = []
@@ -174,10 +178,18 @@ GENERAL_QUESTION = re.compile(
 )
 
 
+STATED_CASE_CHARS = 160
+
+
 def knowledge_instead_of_asking(ctx: Context, draft: Draft) -> Draft:
     """A handler that would ask which model, for a general question with no model named: the knowledge answers it
     instead, and the answer says it was read as a knowledge question (the trace records why)."""
-    if draft.clarification is None or ctx.slots.model or ctx.slots.params_b or not GENERAL_QUESTION.search(ctx.text):
+    if draft.clarification is None:
+        return draft
+    case = getattr(ctx.understanding, "case", None)
+    # A message that states its case (a paste, a long description, a why / how / what-happens question) is answered, not asked back.
+    stated = case is not None and (bool(case.artefacts) or len(case.prose) >= STATED_CASE_CHARS or case.act in ("cause", "procedure", "explain", "consequence"))
+    if not stated and (ctx.slots.model or ctx.slots.params_b or not GENERAL_QUESTION.search(ctx.text)):
         return draft
     trace = ctx.understanding.trace
     if trace is not None:

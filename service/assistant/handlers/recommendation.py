@@ -12,7 +12,6 @@ from service.assistant.handlers.knowledge import faq
 from service.assistant.messages import say
 from service.contract import Clarification, LeadBlock
 
-DEFAULT_GPU = "h100-sxm"
 
 
 def _currency(ctx: Context) -> str:

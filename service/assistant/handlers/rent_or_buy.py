@@ -14,7 +14,8 @@ from service.assistant.handlers.knowledge import faq, passages
 from service.assistant.handlers.rental import rental_answer
 from service.assistant.handlers.reserved import question as reserved_question
 from service.assistant.handlers.reserved import reserved_answer
-from service.assistant.handlers.recommendation import DEFAULT_GPU, _currency, recommend
+from service.sizing.defaults import DEFAULT_GPU
+from service.assistant.handlers.recommendation import _currency, recommend
 from service.assistant.messages import say
 from service.contract import LeadBlock, NoticeBlock, ParagraphBlock
 from service.errors import InputError

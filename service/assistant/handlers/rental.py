@@ -8,7 +8,6 @@ stated as an assumption with its instance, provider, region and date.
 from __future__ import annotations
 
 import re
-from functools import cache
 from pathlib import Path
 
 
@@ -21,12 +20,13 @@ from service.assistant.handlers.knowledge import passages
 from service.assistant.messages import say
 from service.contract import LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
 from service.sizing.cost import cheapest_instance
+from service import budget
+from service.sizing.defaults import DEFAULT_GPU
 
 I = re.IGNORECASE
-DEFAULT_GPU = "h100-sxm"
 
 
-@cache
+@budget.loader
 def _platforms() -> list[tuple[re.Pattern[str], str, str | None]]:
     """service/assistant/rental_platforms.yaml: pattern, name echoed, catalog provider id."""
     rows = yaml_files.safe_load((Path(__file__).parents[1] / "rental_platforms.yaml").read_text(encoding="utf-8"))

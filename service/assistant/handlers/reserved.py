@@ -14,7 +14,8 @@ from service.assistant.compose.sizing import gpu_name, table
 from service.assistant.compose.work import warnings
 from service.assistant.cues import patterns
 from service.assistant.handlers.base import Context, Draft
-from service.assistant.handlers.recommendation import DEFAULT_GPU, _currency
+from service.sizing.defaults import DEFAULT_GPU
+from service.assistant.handlers.recommendation import _currency
 from service.assistant.messages import say
 from service.contract import LeadBlock, NoticeBlock, ParagraphBlock
 

@@ -16,11 +16,11 @@ from service.assistant.compose.fmt import model_label, num
 from service.assistant.handlers.base import Context, Draft, model_ref
 from service.assistant.messages import say
 from service.contract import LeadBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
+from service.sizing.defaults import DEFAULT_GPU
 
 COUNT_WORDS = re.compile(r"how many|多少\s*(?:张|块|个|台)|几\s*(?:张|块|个|台)|要几|需要几|多少卡|number of (?:gpus|cards)", re.I)
 COUNTS = (1, 2, 4, 8, 16, 24, 32, 48, 64)
 NODE_GPUS = 8
-DEFAULT_GPU = "h100-sxm"
 
 
 def asks(ctx: Context) -> bool:

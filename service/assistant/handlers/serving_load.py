@@ -22,9 +22,9 @@ from service.assistant.handlers.base import Context, Draft, model_ref
 from service.assistant.messages import say
 from service.contract import LeadBlock, NoticeBlock, ParagraphBlock
 from service.errors import InputError
+from service.sizing.defaults import DEFAULT_GPU
 
 I = re.IGNORECASE
-DEFAULT_GPU = "h100-sxm"
 ASSUMED_PROMPT_TOKENS = 2048  # a chat prompt with some history; the inference tool's own default prompt length
 PREFILL_MFU = 0.5  # the inference tool's prefill efficiency (service/sizing/inference.py)
 _N = r"(\d[\d,]*(?:\.\d+)?)"

@@ -14,11 +14,11 @@ from service.assistant.compose.fmt import model_label, num, pct
 from service.assistant.handlers.base import Context, Draft, model_ref
 from service.assistant.messages import say
 from service.contract import LeadBlock, ParagraphBlock
+from service.sizing.defaults import DEFAULT_GPU
 
 RATE = re.compile(r"tokens?\s*/\s*s(?:ec)?|tok/s|tokens? (?:per|a) (?:second|sec)|每秒.{0,6}token|tokens?每秒|throughput|吞吐|samples?\s*/\s*s", re.I)
 TRAINING = re.compile(r"train|fine[\s-]*tun|finetun|pre[\s-]*train|\bsft\b|lora|训练|微调|预训练|精调", re.I)
 TRAINING_VERB = re.compile(r"\btrain(?:ing)?\b|fine[\s-]*tun|finetun|pre[\s-]*train|训练|微调|预训练", re.I)
-DEFAULT_GPU = "h100-sxm"
 RUN_TOKENS = 1e9  # any run length: the rate does not depend on it
 
 

@@ -12,7 +12,8 @@ from service.assistant.handlers.base import Context, Draft, model_ref
 from service.assistant.handlers import card_capacity, expert_sizing, serving_load
 from service.assistant import cues, followup
 from service.assistant.handlers.knowledge import faq
-from service.assistant.handlers.recommendation import DEFAULT_GPU, _currency, clarify_model, context_query, recommend, task_of
+from service.sizing.defaults import DEFAULT_GPU
+from service.assistant.handlers.recommendation import _currency, clarify_model, context_query, recommend, task_of
 from service.assistant.handlers.rental import listed_price_note, platform_in, quoted_price
 from service.assistant.handlers.rent_or_buy import cloud_vs_onprem
 from service.assistant.messages import say

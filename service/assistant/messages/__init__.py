@@ -1,4 +1,5 @@
-"""User-facing sentences, one keyed catalog per language (messages/en.yaml, messages/zh.yaml).
+"""User-facing sentences, one keyed catalog per language (messages/en.yaml, messages/zh.yaml, and one file per
+part of the answer beside them: messages/<part>.en.yaml, messages/<part>.zh.yaml).
 
 `say(key, lang, **values)` formats one entry. Both catalogs have the same keys and the same
 placeholders (tests/assistant/test_messages.py), so a Chinese answer never falls back to English.
@@ -6,20 +7,24 @@ placeholders (tests/assistant/test_messages.py), so a Chinese answer never falls
 
 from __future__ import annotations
 
-from functools import cache
 from pathlib import Path
 
-from service import yaml_files
-
+from service import budget, yaml_files
 
 DIRECTORY = Path(__file__).parent
 LANGUAGES = ("en", "zh")
 
 
-@cache
+@budget.loader
 def catalog(lang: str) -> dict[str, str]:
-    data = yaml_files.safe_load((DIRECTORY / f"{lang}.yaml").read_text(encoding="utf-8"))
-    return _flatten(data)
+    flat = _flatten(yaml_files.safe_load((DIRECTORY / f"{lang}.yaml").read_text(encoding="utf-8")))
+    for part in sorted(DIRECTORY.glob(f"*.{lang}.yaml")):
+        extra = _flatten(yaml_files.safe_load(part.read_text(encoding="utf-8")))
+        clash = sorted(set(extra) & set(flat))
+        if clash:
+            raise ValueError(f"{part.name} repeats message keys: {clash[:5]}")
+        flat.update(extra)
+    return flat
 
 
 def _flatten(tree: dict, prefix: str = "") -> dict[str, str]:

@@ -35,9 +35,18 @@ def test_a_catalog_model_names_its_published_over_trained_run_with_the_source(ad
 
 
 def test_with_no_published_run_nearby_the_over_training_note_has_no_figure(advisor) -> None:
-    answer = ask(advisor, "a 250B model, how much data is compute-optimal for pretraining?")
+    # No catalog run between 500B and 2T parameters was trained past 100 tokens per parameter (DeepSeek-V3: 22).
+    answer = ask(advisor, "a 1000B model, how much data is compute-optimal for pretraining?")
     assert not any(c.tool == "published-pretraining-tokens" for c in answer.tool_calls)
-    assert "5T" in lead(answer) and "trained far past" in answer.answer
+    assert "20T" in lead(answer) and "trained far past" in answer.answer
+
+
+def test_a_published_run_of_about_that_size_is_named(advisor) -> None:
+    # 250B: Qwen3-235B-A22B (36T tokens, about 150 per parameter) is the nearest over-trained run in the catalog.
+    answer = ask(advisor, "a 250B model, how much data is compute-optimal for pretraining?")
+    published = next(c for c in answer.tool_calls if c.tool == "published-pretraining-tokens")
+    assert published.input["model"] == "qwen3-235b-a22b" and published.output["tokens"] == pytest.approx(36e12)
+    assert "5T" in lead(answer) and published.output["url"] in answer.answer
 
 
 def test_the_follow_up_times_that_data_on_the_cluster_named(advisor) -> None:

@@ -91,7 +91,7 @@ def test_an_int4_follow_up_keeps_the_concurrency_derived_from_users(advisor) -> 
     assert any(b.type == "notice" and f"{concurrency:,}" in b.text for b in second.blocks)
 
 
-SERVING_DOCS = ("inference-serving-basics", "inference-latency-tuning")
+SERVING_DOCS = ("inference-serving-basics", "inference-latency-tuning", "serving-engine-memory", "serving-tp-vs-replicas")
 
 
 @pytest.mark.parametrize(
