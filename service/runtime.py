@@ -45,6 +45,7 @@ class Runtime:
         self._index: KnowledgeIndex | None = None
         self._index_error: BaseException | None = None
         self._index_ready = threading.Event()
+        self._starting = False  # open_index_in_background's preparation is under way
         self._lock = threading.Lock()
         # Built now so a misconfigured LLM stops start-up instead of failing every chat request.
         from service.assistant.writer import build_writer
@@ -59,14 +60,21 @@ class Runtime:
         self._analytics_lock = threading.Lock()
 
     # -- knowledge index -----------------------------------------------------
-    def open_index(self) -> KnowledgeIndex:
-        """Open the index (ingesting first if none exists); idempotent and thread-safe."""
+    def open_index(self, *, background: bool = False) -> KnowledgeIndex:
+        """Open the index (ingesting first if none exists); idempotent and thread-safe. background: a missing table of
+        fixed texts' vectors is built on a thread (retrieval/fixed_vectors.py) instead of before the index is open."""
         with self._lock:
             if self._index is None:
                 from service.retrieval import open_index
 
+                from service.assistant import fixed_texts
+
                 try:
-                    self._index = open_index(self.settings, self.catalog)
+                    index = open_index(self.settings, self.catalog)
+                    # Fixed texts' vectors (knowledge sentences, queries, exemplars) from the table stored with the index;
+                    # built only after an ingest or a change to what is fixed, so an answer encodes only the user's words.
+                    fixed_texts.prepare(index, self.catalog, background=background)
+                    self._index = index
                 except BaseException as exc:  # kept for /readyz to report
                     self._index_error = exc
                     raise
@@ -74,20 +82,42 @@ class Runtime:
             return self._index
 
     def open_index_in_background(self) -> threading.Thread:
+        """A server's start: the index, the answer pipeline and its router, jieba's dictionary; `ready` when all are in.
+
+        Nothing is answered or embedded to warm up: everything is read from what the index stored (retrieval/snapshot_files.py,
+        the BM25 index, the fixed texts' vectors, the router's exemplar matrix). jieba's dictionary loads on its own thread
+        while the encoder's ONNX session loads outside the GIL; a missing fixed-text table (after an ingest) is built after
+        ready (retrieval/fixed_vectors.py)."""
+        from service.retrieval.text import load_dictionary
+
         def run() -> None:
             try:
-                self.open_index()
+                words = threading.Thread(target=load_dictionary, name="advisor-jieba", daemon=True)
+                words.start()
+                self.open_index(background=True)
+                self.prepare_assistant()
+                words.join()
             except Exception:
                 log.exception("opening the knowledge index failed")
-                return
-            from service.retrieval.text import tokenize
+            finally:
+                self._starting = False
 
-            tokenize("预热")  # jieba's dictionary, which the cached index tokens no longer load: now, not in the first question
-
-
+        self._starting = True
         thread = threading.Thread(target=run, name="advisor-index", daemon=True)
         thread.start()
         return thread
+
+    def prepare_assistant(self) -> None:
+        """Build the answer pipeline and its router now (the exemplar matrix and out-of-domain thresholds), not in the
+        first question."""
+        understander = self.assistant.understander
+        if hasattr(understander, "ood_thresholds"):
+            understander.ood_thresholds  # noqa: B018  (builds the router: the stored exemplar matrix, then the thresholds)
+
+    @property
+    def ready(self) -> bool:
+        """The index is open and a server's start (open_index_in_background) is done."""
+        return self.index_ready and not self._starting
 
     @property
     def index(self) -> KnowledgeIndex:
@@ -119,7 +149,7 @@ class Runtime:
                 from service.understanding import RoutedUnderstander
 
                 # Built once: its exemplar matrix is embedded on first use and cached under data_dir by content hash.
-                understander = RoutedUnderstander(self.catalog, cache_dir=self.settings.data_dir / "understanding")
+                understander = RoutedUnderstander(self.catalog, cache_dir=self.settings.data_dir / "understanding", encoder=self._router_encoder())
                 from service.analytics.recorder import Recorder
 
                 recorder = Recorder(self.analytics_store, store_questions=self.settings.store_questions)
@@ -128,6 +158,13 @@ class Runtime:
                                             recorder=recorder, memo_size=self._memo_size(), turn_budget_s=self.settings.turn_budget_s,
                                             concurrency=self.settings.chat_concurrency)
             return self._assistant
+
+    def _router_encoder(self):
+        """The router's encoder (always the multilingual one): through the index when the index uses it too, so the
+        exemplars' vectors come from the table stored with the index and a question is encoded once for both."""
+        if self.settings.embedding_backend != "use-multilingual":
+            return None
+        return _IndexEncoder(self)
 
     def _memo_size(self) -> int:
         """The answer memo holds answers over the index this process opened; a Chroma server is shared, can be re-ingested
@@ -200,3 +237,21 @@ class _LazyIndex:
     def embed(self, texts: list[str]):
         """The index's encoder (cached), for composers that rank sentences by meaning (compose/faq_answer.py)."""
         return self._runtime.index.embed(texts)
+
+
+class _IndexEncoder:
+    """The router's Encoder over the runtime's index (its stored fixed-text vectors and its cache), or the shared
+    encoder itself while the index is not open yet."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        from service.retrieval.embeddings import use_multilingual_identity
+
+        self._runtime = runtime
+        self.identity = use_multilingual_identity()
+
+    def encode(self, texts: list[str]):
+        if self._runtime._index is not None:
+            return self._runtime.index.embed(texts)
+        from service.retrieval.embeddings import shared_use_multilingual
+
+        return shared_use_multilingual().encode(texts)

@@ -35,9 +35,16 @@ def indexed_data_dir(tmp_path_factory: pytest.TempPathFactory, knowledge_copy: P
     from service.config import Settings
     from service.retrieval import ingest
 
+    from service.runtime import Runtime
+
     data_dir = tmp_path_factory.mktemp("indexed-data")
     settings = Settings(data_dir=data_dir, knowledge_dir=knowledge_copy, environment="test")
     ingest(settings, default_catalog(knowledge_copy))
+    # Opening it through the runtime stores the fixed texts' vectors beside it (service/assistant/fixed_texts.py), so each
+    # copy of this directory opens without embedding anything.
+    runtime = Runtime(settings)
+    runtime.open_index()
+    runtime.close()
     return data_dir
 
 

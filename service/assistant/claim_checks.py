@@ -93,8 +93,11 @@ def classify(text: str, slots: Slots, catalog: Catalog) -> str | None:
     return "time" if timed else None  # a follow-up about the same run ("and with 1,024 GPUs?")
 
 
+PER_TOKEN_TIME = re.compile(r"\d\s*(?:ms|毫秒)", re.I)
+
+
 def _per_token(text: str) -> bool:
-    return bool(re.search(r"\d\s*(?:ms|毫秒)", text, re.I)) and cue("per_token", text)
+    return bool(PER_TOKEN_TIME.search(text)) and cue("per_token", text)
 
 
 def _secondary_speed_kind(text: str, gpus: list[str], precision: str | None) -> str | None:
@@ -249,11 +252,14 @@ def _supports(catalog: Catalog, gpu_id: str, precision: str) -> bool:
     return spec.supports_fp8 if precision == "fp8" else spec.supports_bf16
 
 
+INFINIBAND = re.compile(r"infiniband|\bib\b|ib网|ndr|hdr")
+
+
 def _fabric(text: str) -> tuple[str, int | None]:
     """(inter_fabric, NIC Gb/s per node when the text names one link for the node)."""
     lowered = text.lower()
     speed = next((int(m.group(1)) for m in LINK_GBIT.finditer(lowered) if int(m.group(1)) in (10, 25, 40, 50, 100, 200, 400, 800)), None)
-    if re.search(r"infiniband|\bib\b|ib网|ndr|hdr", lowered):
+    if INFINIBAND.search(lowered):
         return ("infiniband-hdr" if "hdr" in lowered or speed == 200 else "infiniband-ndr"), None
     if "roce" in lowered:
         return {100: "roce-100", 200: "roce-200"}.get(speed or 0, "roce-400"), None

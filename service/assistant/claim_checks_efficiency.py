@@ -40,9 +40,13 @@ def is_efficiency_claim(text: str, slots) -> bool:
     return cue("scaling_efficiency", text) and claimed_efficiency(text) is not None
 
 
+NODE_COUNT = re.compile(r"(\d{1,5})\s*(?:nodes?|节点|台)", re.I)
+GPU_WORD = re.compile(r"gpus?|卡", re.I)
+
+
 def _count(text: str, slots) -> int:
-    nodes = re.search(r"(\d{1,5})\s*(?:nodes?|节点|台)", text, re.I)
-    if nodes and not re.search(r"gpus?|卡", text[nodes.end():nodes.end() + 3], re.I):
+    nodes = NODE_COUNT.search(text)
+    if nodes and not GPU_WORD.search(text[nodes.end():nodes.end() + 3]):
         return int(nodes.group(1)) * 8
     match = COUNT.search(text)
     if match:

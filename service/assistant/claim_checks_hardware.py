@@ -60,9 +60,12 @@ def _decode_runs(ctx, gpu_id: str) -> list:
     return []
 
 
+WEIGHT_FORMAT = re.compile(r"\b(fp8|int8|int4)\b|(awq|gptq|4[- ]?bit)|(8[- ]?bit)", re.I)
+
+
 def _format_named(text: str) -> str | None:
     """"in FP8", "INT4 (AWQ)": the weight format the claim is about."""
-    m = re.search(r"\b(fp8|int8|int4)\b|(awq|gptq|4[- ]?bit)|(8[- ]?bit)", text, re.I)
+    m = WEIGHT_FORMAT.search(text)
     if not m:
         return None
     return m.group(1).lower() if m.group(1) else "int4" if m.group(2) else "int8"

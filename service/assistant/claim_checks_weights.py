@@ -30,13 +30,19 @@ def claimed_format(text: str, slots) -> str | None:
     return slots.precision if slots.precision in FORMATS else None
 
 
+FORMAT_SEPARATORS = re.compile(r"[\s-]")
+
+
 def _format(word: str) -> str:
-    w = re.sub(r"[\s-]", "", word.lower())
+    w = FORMAT_SEPARATORS.sub("", word.lower())
     if w in FORMATS:
         return w
     if w == "半精度" or w.startswith("16"):
         return "fp16"
     return "int8" if w.startswith("8") else "int4"  # "4-bit", "4 位", AWQ, GPTQ
+
+
+DECODE_SPEED = re.compile(r"\d\s*(?:tokens?|token)\s*(?:/\s*s|每秒|per second)|每秒.{0,8}token", re.I)
 
 
 def is_weights_claim(text: str, slots) -> bool:
@@ -47,7 +53,7 @@ def is_weights_claim(text: str, slots) -> bool:
         return False
     if slots.task in ("pretrain", "fine-tune") or slots.method or has_inference_speed(text):
         return False
-    if re.search(r"\d\s*(?:tokens?|token)\s*(?:/\s*s|每秒|per second)|每秒.{0,8}token", text, re.I):
+    if DECODE_SPEED.search(text):
         return False  # a speed claim: the decode check answers it
     return claimed_format(text, slots) is not None and (cue("runs_model", text) or cue("inference", text) or slots.task == "inference")
 

@@ -41,6 +41,10 @@ def _gpus(slots: Slots) -> list[str]:
     return found
 
 
+PRECISION_WORD = re.compile(r"\b(fp8|bf16|fp16|tf32|int8|fp4)\b", re.I)
+PRECISION_ANYWHERE = re.compile(r"(fp8|bf16|fp16|int8)", re.I)
+
+
 def _precision(text: str) -> str | None:
-    match = re.search(r"\b(fp8|bf16|fp16|tf32|int8|fp4)\b", text, re.I) or re.search(r"(fp8|bf16|fp16|int8)", text, re.I)
+    match = PRECISION_WORD.search(text) or PRECISION_ANYWHERE.search(text)
     return match.group(1).lower() if match else None

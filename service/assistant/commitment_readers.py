@@ -12,6 +12,11 @@ from service.assistant.numbers import ARABIC, parse_number
 from service.assistant.slot_readers import price
 
 CUES = "reserved_cues.yaml"
+PERCENT_FIGURE = re.compile(rf"({ARABIC})\s*%")
+# The discount words around a percentage (reserved_cues.yaml), compiled at import, not per question.
+DISCOUNT_AFTER = re.compile(rf"\s*(?:{patterns(CUES)['discount_after'].pattern})", re.I)
+DISCOUNT_BEFORE = re.compile(rf"(?:{patterns(CUES)['discount_before'].pattern})\s*(?:about|around|~|约|大约)?\s*$", re.I)
+YEARLY_BILLING = re.compile(r"包年")
 I = re.IGNORECASE
 CN_DIGIT = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 # "打6折", "六折", "七五折", "75折": the price paid in tenths (or hundredths) of on-demand.
@@ -38,10 +43,9 @@ def discount(text: str) -> float | None:
             paid = tenths / 10 if tenths < 10 else tenths / 100
             if 0 < paid <= 1:
                 return round(1 - paid, 4)
-    cue = patterns(CUES)
-    for m in re.finditer(rf"({ARABIC})\s*%", text):
+    for m in PERCENT_FIGURE.finditer(text):
         after, before = text[m.end():m.end() + 12], text[max(0, m.start() - 14):m.start()]
-        if re.match(rf"\s*(?:{cue['discount_after'].pattern})", after, I) or re.search(rf"(?:{cue['discount_before'].pattern})\s*(?:about|around|~|约|大约)?\s*$", before, I):
+        if DISCOUNT_AFTER.match(after) or DISCOUNT_BEFORE.search(before):
             share = (parse_number(m.group(1)) or 0) / 100
             if 0 <= share < 1:
                 return share
@@ -54,7 +58,7 @@ def term_years(text: str) -> float | None:
     if m:
         written = m.group(1).lower()
         return float(WORD_YEARS.get(written) or parse_number(written) or 0) or None
-    return 1.0 if re.search(r"包年", text) else None
+    return 1.0 if YEARLY_BILLING.search(text) else None
 
 
 def _cn_tenths(written: str) -> float | None:

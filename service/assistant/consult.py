@@ -52,11 +52,14 @@ CHINESE_COUNT = re.compile(r"(?<![\d.])(一|两|二|三|四|五|六|七|八|九|
 CHINESE_DIGITS = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 
 
+ACTIVE_USERS = re.compile(r"(?:日活|月活|DAU|MAU)\s*(?:大概|约|大约|about|around|~)?\s*(\d[\d,]*(?:\.\d+)?)\s*(k|K|千|万)?")
+
+
 def users_in(text: str) -> int | None:
     text = CHINESE_COUNT.sub(lambda m: f"{CHINESE_DIGITS[m.group(1)]}{m.group(2)}", text)
     match = USERS.search(text)
     if not match:
-        match = re.search(r"(?:日活|月活|DAU|MAU)\s*(?:大概|约|大约|about|around|~)?\s*(\d[\d,]*(?:\.\d+)?)\s*(k|K|千|万)?", text)
+        match = ACTIVE_USERS.search(text)
     if not match:
         return slot_readers.users_in(text)  # "2,000 daily active users": several words between the count and "users"
     return int(float(match.group(1).replace(",", "")) * USER_SCALE.get(match.group(2) or "", 1))
@@ -66,18 +69,24 @@ def concurrency_for_users(users: int, share: float = PEAK_ACTIVE_SHARE) -> int:
     return max(1, round(users * share))
 
 
+DAILY_USERS = re.compile(r"daily|monthly|per day|a day|\bdau\b|\bmau\b|日活|月活|每天|每日", re.I)
+
+
 def peak_share(text: str) -> float:
     """The share of the counted users with a request in flight at the peak."""
     if users_are_concurrent(text):
         return 1.0
-    daily = re.search(r"daily|monthly|per day|a day|\bdau\b|\bmau\b|日活|月活|每天|每日", text, re.I)
+    daily = DAILY_USERS.search(text)
     return DAILY_ACTIVE_SHARE if daily else PEAK_ACTIVE_SHARE
+
+
+CONCURRENT_USERS = re.compile(r"concurrent|simultaneous|同时在线|并发", re.I)
 
 
 def users_are_concurrent(text: str) -> bool:
     """"2k concurrent users" already is the peak: no active-share assumption applies."""
     match = USERS.search(text)
-    return bool(match and re.search(r"concurrent|simultaneous|同时在线|并发", match.group(0), re.I))
+    return bool(match and CONCURRENT_USERS.search(match.group(0)))
 
 
 @dataclass

@@ -6,15 +6,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import yaml
-from service import budget
+from service import budget, yaml_files
 
 DIRECTORY = Path(__file__).parent
 
 
 @budget.loader
 def patterns(file: str) -> dict[str, re.Pattern[str]]:
-    data = yaml.safe_load((DIRECTORY / file).read_text(encoding="utf-8"))
+    data = yaml_files.safe_load((DIRECTORY / file).read_text(encoding="utf-8"))
     return {name: re.compile("|".join(words), re.I) for name, words in data.items()}
 
 

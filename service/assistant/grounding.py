@@ -12,6 +12,7 @@ import bisect
 import math
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any
 
 from service.assistant.numbers import MULTIPLIER, quantities
@@ -43,7 +44,7 @@ def source_numbers(tool_outputs: Iterable[Any], texts: Iterable[str]) -> list[fl
             if math.isfinite(node):
                 values.append(float(node))
         elif isinstance(node, str):
-            values.extend(v for v, _, _ in quantities(_strip(node)))
+            values.extend(numbers_in(node))
         elif isinstance(node, dict):
             for item in node.values():
                 walk(item)
@@ -54,12 +55,22 @@ def source_numbers(tool_outputs: Iterable[Any], texts: Iterable[str]) -> list[fl
     for output in tool_outputs:
         walk(output)
     for text in texts:
-        values.extend(v for v, _, _ in quantities(_strip(text)))
+        values.extend(numbers_in(text))
     return values
+
+
+@lru_cache(maxsize=16_384)
+def numbers_in(text: str) -> tuple[float, ...]:
+    """The figures of a source text. Kept per text: cited sections and the tools' formula and assumption lines recur
+    in turn after turn, and reading them was most of the check's time."""
+    return tuple(v for v, _, _ in quantities(_strip(text)))
 
 
 def _strip(text: str) -> str:
     return IDENTIFIER.sub(" ", text)
+
+
+LEADING_DIGIT = re.compile(r"\d")
 
 
 def answer_numbers(answer: str, catalog: Catalog) -> list[tuple[str, float, float]]:
@@ -76,14 +87,17 @@ def answer_numbers(answer: str, catalog: Catalog) -> list[tuple[str, float, floa
     out = []
     for value, start, end in quantities(text):
         written = text[start:end].strip()
-        if not re.match(r"\d", written):
+        if not LEADING_DIGIT.match(written):
             continue  # Chinese numerals in prose ("一次", "两张卡") are words; figures are written in digits
         out.append((written, value, _half_unit(written)))
     return out
 
 
+WRITTEN_FIGURE = re.compile(r"([\d,]+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?\s*(.*)$")
+
+
 def _half_unit(written: str) -> float:
-    m = re.match(r"([\d,]+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?\s*(.*)$", written)
+    m = WRITTEN_FIGURE.match(written)
     if not m:
         return 0.5  # Chinese numerals are whole numbers
     decimals = len(m.group(2) or "")
@@ -94,7 +108,7 @@ def _half_unit(written: str) -> float:
 
 def targets(sources: Iterable[float]) -> list[float]:
     """Every source value in every unit the answer may show it in, sorted for bisection."""
-    return sorted({abs(s) * f for s in sources if s for f in FACTORS})
+    return sorted({s * f for s in {abs(s) for s in sources if s} for f in FACTORS})  # distinct sources first: they repeat
 
 
 def is_grounded(value: float, half_unit: float, sorted_targets: list[float]) -> bool:

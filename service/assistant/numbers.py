@@ -34,14 +34,18 @@ def cn_to_int(text: str) -> int | None:
     return total + (digit or 0)
 
 
+NUMBER_WITH_MULTIPLIER = re.compile(rf"({ARABIC}|{CN_NUMERAL})\s*({BIG}|[kKmMbBtT])?")
+ARABIC_NUMBER = re.compile(ARABIC)
+
+
 def parse_number(text: str) -> float | None:
     """One number with an optional 万/亿/K/M/B/T multiplier; None if it is not a number."""
     text = text.strip()
-    m = re.fullmatch(rf"({ARABIC}|{CN_NUMERAL})\s*({BIG}|[kKmMbBtT])?", text)
+    m = NUMBER_WITH_MULTIPLIER.fullmatch(text)
     if not m:
         return None
     base_text, mult = m.group(1), m.group(2)
-    if re.fullmatch(ARABIC, base_text):
+    if ARABIC_NUMBER.fullmatch(base_text):
         base = float(base_text.replace(",", ""))
     else:
         value = cn_to_int(base_text)

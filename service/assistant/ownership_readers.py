@@ -70,18 +70,26 @@ PER_GPU_BEFORE = re.compile(r"(?:每张|每卡|单卡|一张卡?|per\s+(?:gpu|ca
 MIN_RUNNING = 100  # a month's running costs in either currency: below it the figure is a tariff or a rate
 
 
+NUMBER_GROUP = re.compile(rf"{ARABIC}|{CN_NUMERAL}")
+MULTIPLIER_GROUP = re.compile(r"[kKmMwW万千]")
+YUAN_WORDS = re.compile(r"[¥￥元块]|rmb|cny", re.I)
+
+
 def _money(m: re.Match) -> Money | None:
     kind = "usd" if m.group("usd") else "cny"
     groups = [g for g in m.groups()[1:] if g is not None]
     text = m.group(0)
-    number = next((g for g in groups if re.fullmatch(rf"{ARABIC}|{CN_NUMERAL}", g)), None)
-    mult = next((g for g in groups if g is not number and re.fullmatch(r"[kKmMwW万千]", g)), None)
+    number = next((g for g in groups if NUMBER_GROUP.fullmatch(g)), None)
+    mult = next((g for g in groups if g is not number and MULTIPLIER_GROUP.fullmatch(g)), None)
     if number is None:
         return None
     value = parse_number(number + ("万" if mult in ("w", "W") else mult or ""))
-    if value is None or (kind == "cny" and "万" not in text and "w" not in text.lower() and not re.search(r"[¥￥元块]|rmb|cny", text, re.I)):
+    if value is None or (kind == "cny" and "万" not in text and "w" not in text.lower() and not YUAN_WORDS.search(text)):
         return None
     return Money(value, "USD" if kind == "usd" else "CNY", m.start(), m.end())
+
+
+RATE_AFTER = re.compile(r"\s*(?:/|per\b|每|一\s*(?:度|小时|月|年)|an?\s+(?:kwh|hour|month|year))", re.I)
 
 
 def purchase_price(text: str) -> Money | None:
@@ -98,10 +106,14 @@ def purchase_price(text: str) -> Money | None:
             continue
         # "$0.25 per kWh", "$2/hr", "每卡每小时 12 块": a rate, not a price; a purchase is thousands, not a few dollars.
         per_gpu = bool(PER_GPU.match(after) or PER_GPU_BEFORE.search(before))
-        if not per_gpu and re.match(r"\s*(?:/|per\b|每|一\s*(?:度|小时|月|年)|an?\s+(?:kwh|hour|month|year))", after, re.I) or money.value < MIN_PURCHASE:
+        if not per_gpu and RATE_AFTER.match(after) or money.value < MIN_PURCHASE:
             continue
         return Money(money.value, money.currency, money.start, money.end, per_gpu)
     return None
+
+
+PER_KWH = re.compile(r"\s*(?:/|每|per)\s*(?:度|kwh|千瓦时|kw)", re.I)
+PER_MONTH_AFTER = re.compile(r"\s*(?:per|a|/)\s*mo", re.I)
 
 
 def running_cost_per_month(text: str) -> Money | None:
@@ -114,9 +126,9 @@ def running_cost_per_month(text: str) -> Money | None:
         before, after = text[max(0, m.start() - 24) : m.start()], text[m.end() : m.end() + 14]
         if not RUNNING_WORDS.search(before + after[:10]) or money.value < MIN_RUNNING:
             continue  # "电价 0.6 元/度", "$0.12 per kWh": a tariff, not a month's bill
-        if re.match(r"\s*(?:/|每|per)\s*(?:度|kwh|千瓦时|kw)", after, re.I):
+        if PER_KWH.match(after):
             continue
-        if PER_MONTH.search(before[-12:]) or PER_MONTH.match(after.lstrip()) or re.match(r"\s*(?:per|a|/)\s*mo", after, re.I):
+        if PER_MONTH.search(before[-12:]) or PER_MONTH.match(after.lstrip()) or PER_MONTH_AFTER.match(after):
             return money
         if PER_YEAR.search(before[-12:]) or PER_YEAR.match(after.lstrip()):
             return Money(money.value / 12, money.currency, money.start, money.end)

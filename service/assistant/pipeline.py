@@ -357,7 +357,8 @@ class Assistant:
 
     def _ground(self, text: str, ctx: Context, draft: Draft) -> Grounding:
         cited = [f"{h.title} {h.heading} {h.source} {h.text}" for h in draft.hits]
-        checked, ungrounded = check(text, self.catalog, [c.model_dump() for c in ctx.tool_calls], cited)
+        # The calls' own dicts: a model_dump would only copy them (their values are already plain data).
+        checked, ungrounded = check(text, self.catalog, [{"input": c.input, "output": c.output} for c in ctx.tool_calls], cited)
         return Grounding(numbers_checked=checked, ungrounded=ungrounded)
 
     def _rewrite(self, answer: Answer, ctx: Context, draft: Draft) -> Answer:
@@ -395,9 +396,14 @@ def _citation(hit) -> Citation:
     return Citation(id=hit.id, title=f"{hit.title} — {hit.heading}" if hit.heading else hit.title, source=hit.source, url=hit.url, snippet=hit.snippet)
 
 
+CODE_SPAN = re.compile(r"`[^`\n]*`")
+CODE_FENCE_BLOCK = re.compile(r"```.*?```", re.S)
+CITATION_MARKER = re.compile(r"\[(\d+)\]")
+
+
 def _markers_valid(text: str, count: int) -> bool:
-    prose = re.sub(r"`[^`\n]*`", " ", re.sub(r"```.*?```", " ", text, flags=re.S))
-    return all(1 <= int(m) <= count for m in re.findall(r"\[(\d+)\]", prose))
+    prose = CODE_SPAN.sub(" ", CODE_FENCE_BLOCK.sub(" ", text))
+    return all(1 <= int(m) <= count for m in CITATION_MARKER.findall(prose))
 
 
 def split_deltas(text: str) -> list[str]:

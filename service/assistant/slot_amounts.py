@@ -44,11 +44,12 @@ _SEQ_PATTERNS = [
     # "80,000 samples, avg 3,000 tokens", "平均每条 2k token": a length per sample, not the dataset's tokens
     rf"(?:avg|average|mean|平均|平均每条|平均长度)\s*(?:of|是|为|约|大约|~|:|：)?\s*(?:about|around|~)?\s*{NUM}\s*([kK])?\s*(?:个)?\s*tokens?",
 ]
+_SEQ_PATTERNS = [re.compile(pattern, I) for pattern in _SEQ_PATTERNS]
 
 
 def sequence_length(text: str, task: str | None) -> dict:
     for pattern in _SEQ_PATTERNS:
-        m = re.search(pattern, text, I)
+        m = pattern.search(text)
         if m:
             value = number(m.group(1))
             if value:
@@ -86,28 +87,34 @@ def blank_all(text: str, spans: list[tuple[int, int]]) -> str:
 
 def mask_sequence(text: str) -> str:
     for pattern in _SEQ_PATTERNS:
-        text = re.sub(pattern, lambda m: " " * len(m.group(0)), text, flags=I)
+        text = pattern.sub(lambda m: " " * len(m.group(0)), text)
     return blank_out(text, 0, 0)
+
+
+TOKEN_COUNT = re.compile(rf"{NUM}\s*{MULT}\s*(thousand|million|billion|trillion)?\s*(?:个)?\s*(?:tokens?|词元)", I)
+SAMPLE_COUNT = re.compile(rf"{NUM}\s*{MULT}\s*(thousand|million)?\s*(?:条|个|份|组)?\s*(?:[a-z-]+\s+){{0,2}}(?:样本|训练样本|数据|指令|对话|问答对|samples?|examples?|instances?|rows|records|conversations?|pairs)", I)
+ROWS_COUNT = re.compile(rf"{NUM}\s*({BIG}|[kKmM](?![a-zA-Z]))?\s*条")
+EPOCHS = re.compile(rf"(?:{NUM}|\b(one|two|three|four|five)\b)\s*(?:个)?\s*(?:epochs?|轮)", I)
 
 
 def data_amounts(text: str) -> dict:
     out: dict = {}
-    tok = re.search(rf"{NUM}\s*{MULT}\s*(thousand|million|billion|trillion)?\s*(?:个)?\s*(?:tokens?|词元)", text, I)
+    tok = TOKEN_COUNT.search(text)
     if tok:
         value = number(tok.group(1), tok.group(2))
         if value and tok.group(3):
             value *= WORD_MULT[tok.group(3).lower()]
         if value:
             out["tokens"] = value
-    sam = re.search(rf"{NUM}\s*{MULT}\s*(thousand|million)?\s*(?:条|个|份|组)?\s*(?:[a-z-]+\s+){{0,2}}(?:样本|训练样本|数据|指令|对话|问答对|samples?|examples?|instances?|rows|records|conversations?|pairs)", text, I) \
-        or re.search(rf"{NUM}\s*({BIG}|[kKmM](?![a-zA-Z]))?\s*条", text)
+    sam = SAMPLE_COUNT.search(text) \
+        or ROWS_COUNT.search(text)
     if sam:
         value = number(sam.group(1), sam.group(2))
         if value and sam.lastindex and sam.lastindex >= 3 and sam.group(3):
             value *= WORD_MULT[sam.group(3).lower()]
         if value:
             out["samples"] = value
-    ep = re.search(rf"(?:{NUM}|\b(one|two|three|four|five)\b)\s*(?:个)?\s*(?:epochs?|轮)", text, I)
+    ep = EPOCHS.search(text)
     if ep:
         out["epochs"] = number(ep.group(1)) if ep.group(1) else WORD_NUMBERS[ep.group(2).lower()]
     return out
@@ -117,12 +124,13 @@ DEADLINE_BEFORE = re.compile(r"(?:within|in|under|by|deadline|期限|要在|需�
 DEADLINE_AFTER = re.compile(r"^\s*(?:内|以内|之内|完成|搞定|训完|跑完|结束|出结果|就能|能|可以|的\s*deadline|deadline|to (?:finish|train|complete|run)|done|出来|.{0,14}完)", I)
 _UNIT_HOURS = [(r"小时|个小时|h(?![a-z0-9])|hrs?(?![a-z])|hours?", 1.0), (r"天|日|days?", 24.0), (r"周|个星期|星期|weeks?", 168.0), (r"个月|月|months?", 720.0)]
 WORD_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10}
+_DURATIONS = [(re.compile(rf"(?:{NUM}|\b(a|an|one|two|three|four|five|six|seven|ten)\s)\s*(?:多)?\s*(?:{unit})", I), hours) for unit, hours in _UNIT_HOURS]
 
 
 def deadline(text: str) -> dict:
     """A deadline or time budget: a duration with words that make it one ("24小时内", "within 3 days", "10天就能")."""
-    for unit, hours in _UNIT_HOURS:
-        for m in re.finditer(rf"(?:{NUM}|\b(a|an|one|two|three|four|five|six|seven|ten)\s)\s*(?:多)?\s*(?:{unit})", text, I):
+    for duration, hours in _DURATIONS:
+        for m in duration.finditer(text):
             value = signed(number(m.group(1)), text, m.start(1)) if m.group(1) else WORD_NUMBERS[m.group(2).lower()]
             before, after = text[max(0, m.start() - 16):m.start()], text[m.end():m.end() + 16]
             if value and (DEADLINE_BEFORE.search(before) or DEADLINE_AFTER.search(after)):
@@ -130,36 +138,50 @@ def deadline(text: str) -> dict:
     return {}
 
 
+USD_SIGN_AMOUNT = re.compile(rf"(?:\$|US\$|USD\s*)\s*{NUM}\s*([kKmM]|万)?")
+USD_WORD_AMOUNT = re.compile(rf"{NUM}\s*([kKmM]|万)?\s*(?:美元|美金|dollars?|USD|bucks)", I)
+BUDGET_BARE_AMOUNT = re.compile(rf"\bbudget\s*(?:is|of|to|at|around|about|goes up to|grows to|increases to|rises to|were|was|~|:)?\s*(?:up to\s*)?{NUM}\s*([kKmM])(?![a-zA-Z])", I)
+CNY_WORD_AMOUNT = re.compile(rf"{NUM}\s*(万|千|[kKmMwW])?\s*(?:元|块钱|块|人民币|RMB|CNY|¥)", I)
+CNY_SIGN_AMOUNT = re.compile(rf"(?:¥|￥|RMB\s*|CNY\s*)\s*{NUM}\s*(万|千|[kKmMwW])?", I)
+CNY_WAN_BUDGET = re.compile(rf"{NUM}\s*(万|千|[wW])\s*(?:左右|多)?\s*(?:的)?\s*(?:预算|经费|资金)")
+BUDGET_WORD_CNY = re.compile(rf"(?:预算|经费|资金)\s*(?:大概|大约|约|有|是|在|只有|就|共|(?:能|可以|最多|可|再)?(?:提|提高|提升|涨|加|增加|升|改|放宽|翻倍|翻番|翻一倍)?(?:到|至|成))?\s*{NUM}\s*(万|千|[wW](?![a-zA-Z]))")
+
+
 def budget(text: str) -> dict:
-    usd = (re.search(rf"(?:\$|US\$|USD\s*)\s*{NUM}\s*([kKmM]|万)?", text) or re.search(rf"{NUM}\s*([kKmM]|万)?\s*(?:美元|美金|dollars?|USD|bucks)", text, I)
+    usd = (USD_SIGN_AMOUNT.search(text) or USD_WORD_AMOUNT.search(text)
            # "what if the budget is 200k": an English budget with no currency sign is read as dollars
-           or re.search(rf"\bbudget\s*(?:is|of|to|at|around|about|goes up to|grows to|increases to|rises to|were|was|~|:)?\s*(?:up to\s*)?{NUM}\s*([kKmM])(?![a-zA-Z])", text, I))
+           or BUDGET_BARE_AMOUNT.search(text))
     if usd:
         value = number(usd.group(1), usd.group(2))
         return {"budget": value, "currency": "USD"} if value else {}
     # "50w" is chat shorthand for 50万 (wan) next to money or budget words
-    cny = (re.search(rf"{NUM}\s*(万|千|[kKmMwW])?\s*(?:元|块钱|块|人民币|RMB|CNY|¥)", text, I) or re.search(rf"(?:¥|￥|RMB\s*|CNY\s*)\s*{NUM}\s*(万|千|[kKmMwW])?", text, I)
+    cny = (CNY_WORD_AMOUNT.search(text) or CNY_SIGN_AMOUNT.search(text)
            # "40万预算", "经费大概50万": 万 with a budget word is money even without 元
-           or re.search(rf"{NUM}\s*(万|千|[wW])\s*(?:左右|多)?\s*(?:的)?\s*(?:预算|经费|资金)", text)
-           or re.search(rf"(?:预算|经费|资金)\s*(?:大概|大约|约|有|是|在|只有|就|共|(?:能|可以|最多|可|再)?(?:提|提高|提升|涨|加|增加|升|改|放宽|翻倍|翻番|翻一倍)?(?:到|至|成))?\s*{NUM}\s*(万|千|[wW](?![a-zA-Z]))", text))
+           or CNY_WAN_BUDGET.search(text)
+           or BUDGET_WORD_CNY.search(text))
     if cny:
         value = number(cny.group(1), "万" if (cny.group(2) or "") in ("w", "W") else cny.group(2))
         return {"budget": value, "currency": "CNY"} if value else {}
     return {}
 
 
+PARAMS_YI = re.compile(rf"{NUM}\s*(亿|万亿)\s*(?:个)?\s*参数")
+PARAMS_BILLION = re.compile(rf"{NUM}\s*(?:[bB](?![a-zA-Z])|billion)(?!\s*(?:个\s*)?(?:tokens?|toks?|词元|样本|samples?|images?|张|条))"
+                  rf"\s*(?:参数|params?|parameters?|模型|models?|级|的|dense|-parameter)?", I)
+PARAMS_MILLION = re.compile(rf"{NUM}\s*(?:[mM](?![a-zA-Z])|million)\s*(?:\)|-?参数|-?params?\b|-?parameters?\b|的?模型|models?\b)", I)
+
+
 def model_size(text: str) -> float | None:
-    m = re.search(rf"{NUM}\s*(亿|万亿)\s*(?:个)?\s*参数", text)
+    m = PARAMS_YI.search(text)
     if m:
         value = number(m.group(1), m.group(2))
         return value / 1e9 if value else None
     # "2B tokens" is a data amount, not a model size
-    m = re.search(rf"{NUM}\s*(?:[bB](?![a-zA-Z])|billion)(?!\s*(?:个\s*)?(?:tokens?|toks?|词元|样本|samples?|images?|张|条))"
-                  rf"\s*(?:参数|params?|parameters?|模型|models?|级|的|dense|-parameter)?", text, I)
+    m = PARAMS_BILLION.search(text)
     if m:
         return number(m.group(1))
     # "gpt2-small (124M)", "a 350M-parameter model": millions of parameters, said with a parameter or model word
-    m = re.search(rf"{NUM}\s*(?:[mM](?![a-zA-Z])|million)\s*(?:\)|-?参数|-?params?\b|-?parameters?\b|的?模型|models?\b)", text, I)
+    m = PARAMS_MILLION.search(text)
     if m:
         value = number(m.group(1))
         return value / 1e3 if value else None
@@ -170,10 +192,16 @@ ALWAYS_BUSY = re.compile(r"24\s*/\s*7|24\s*[x×]\s*7|7\s*[x×]\s*24|around the c
                          r"全天候|满负荷|满载运行|24\s*小时不停|全年无休|一直满载|不间断", I)
 
 
+YEARLY_SHARE_AFTER_WORD = re.compile(rf"(?:年(?:均)?利用率|yearly|annual|per year|a year|全年|每年)[^0-9\n]{{0,16}}{NUM}\s*%", I)
+YEARLY_SHARE_BEFORE_WORD = re.compile(rf"{NUM}\s*%\s*(?:的时间|of the (?:year|time)|(?:annual|yearly) utili[sz]ation|年利用率|busy|in use|loaded)", I)
+UTILIZATION_AFTER_WORD = re.compile(rf"(?:利用率|utili[sz]ation|util|gpu-util|使用率)[^0-9\n]{{0,16}}{NUM}\s*%", I)
+UTILIZATION_BEFORE_WORD = re.compile(rf"{NUM}\s*%\s*(?:左右)?\s*(?:的)?\s*(?:利用率|utili[sz]ation|util)", I)
+
+
 def utilization(text: str) -> dict:
     out: dict = {}
-    yearly = re.search(rf"(?:年(?:均)?利用率|yearly|annual|per year|a year|全年|每年)[^0-9\n]{{0,16}}{NUM}\s*%", text, I) \
-        or re.search(rf"{NUM}\s*%\s*(?:的时间|of the (?:year|time)|(?:annual|yearly) utili[sz]ation|年利用率|busy|in use|loaded)", text, I)
+    yearly = YEARLY_SHARE_AFTER_WORD.search(text) \
+        or YEARLY_SHARE_BEFORE_WORD.search(text)
     if not yearly:  # words of use in a pricing question: "usage ~45%", "六成时间在跑"
         if (share := usage_share(text)) is not None:
             return {"yearly_utilization": share}
@@ -184,8 +212,8 @@ def utilization(text: str) -> dict:
         if value is not None:
             out["yearly_utilization"] = value / 100
         return out
-    util = re.search(rf"(?:利用率|utili[sz]ation|util|gpu-util|使用率)[^0-9\n]{{0,16}}{NUM}\s*%", text, I) \
-        or re.search(rf"{NUM}\s*%\s*(?:左右)?\s*(?:的)?\s*(?:利用率|utili[sz]ation|util)", text, I)
+    util = UTILIZATION_AFTER_WORD.search(text) \
+        or UTILIZATION_BEFORE_WORD.search(text)
     if util:
         out["gpu_utilization"] = number(util.group(1))
     return out

@@ -41,9 +41,12 @@ _PRICE_PATTERNS = [
     # "$2.2/hr", "¥15 一小时": no GPU said, read as per GPU only at a single card's rate and when no node is priced (_PER_CARD_ONLY)
     rf"(?P<sign>{_USD_SIGN}|{_CNY_SIGN})\s*{NUM}\s*(?:{_USD_WORD}|{_CNY_WORD})?\s*(?:/|per|an?|每|一)\s*{_HOUR}",
 ]
+_PRICE_PATTERNS = [re.compile(pattern, I) for pattern in _PRICE_PATTERNS]
 # The last pattern prices a whole instance as often as one card: kept only under a single card's on-demand rate, and never
 # next to a node, an instance or a machine ("$24/hr for the 8x node").
 _PER_CARD_ONLY = {"USD": 15.0, "CNY": 100.0}
+_USD_SPELLED = re.compile(rf"{_USD_SIGN}|{_USD_WORD}", I)
+_NUMBER_GROUP = re.compile(rf"{ARABIC}|{CN_NUMERAL}")
 _WHOLE_MACHINE = re.compile(r"node|instance|machine|server|box|节点|整机|一台|每台|实例|服务器", I)
 
 
@@ -51,18 +54,18 @@ def _currency_of(sign: str | None, word: str | None) -> str | None:
     spelled = (sign or word or "").strip().lower()
     if not spelled:
         return None
-    return "USD" if re.fullmatch(rf"{_USD_SIGN}|{_USD_WORD}", spelled, I) else "CNY"
+    return "USD" if _USD_SPELLED.fullmatch(spelled) else "CNY"
 
 
 def price(text: str) -> tuple[float, str | None, int, int] | None:
     """(price per GPU-hour, its currency or None, start, end) of a quoted rental rate."""
     for pattern in _PRICE_PATTERNS:
-        m = re.search(pattern, text, I)
+        m = pattern.search(text)
         if m is None:
             continue
         groups = m.groupdict()
         sign, word = groups.get("sign"), groups.get("word")
-        number = next(g for i, g in enumerate(m.groups(), 1) if g and re.fullmatch(rf"{ARABIC}|{CN_NUMERAL}", g))
+        number = next(g for i, g in enumerate(m.groups(), 1) if g and _NUMBER_GROUP.fullmatch(g))
         value = parse_number(number)
         if value and pattern is _PRICE_PATTERNS[-1]:
             nearby = text[max(0, m.start() - 30):m.end() + 30]
@@ -134,14 +137,18 @@ EN_COUNT = r"\b(" + "|".join(sorted(EN_COUNTS, key=len, reverse=True)) + r")\b"
 
 
 # -- a parameter count inside a longer model name ---------------------------------------------------
+_NAME_TAIL = re.compile(r"[A-Za-z0-9._\-/]*")
+_SIZE_IN_TAIL = re.compile(r"(?:^|[-_/])(\d+(?:\.\d+)?)[bB](?![A-Za-z0-9])")
+
+
 def size_after_name(text: str, found: tuple[str, int, int], catalog: Catalog) -> tuple[float | None, tuple[int, int]]:
     """A parameter count later in the same hyphenated name that contradicts the catalog entry matched at its start.
 
     "DeepSeek-R1-Distill-Qwen-32B" starts with DeepSeek-R1 (671B) but is a 32B dense model; "Qwen2.5-7B-Instruct" agrees with
     its entry and stays. Returns (size in billions or None, the whole name's span)."""
     ident, start, end = found
-    tail = re.match(r"[A-Za-z0-9._\-/]*", text[end:]).group(0)
-    sizes = re.findall(r"(?:^|[-_/])(\d+(?:\.\d+)?)[bB](?![A-Za-z0-9])", tail)
+    tail = _NAME_TAIL.match(text[end:]).group(0)
+    sizes = _SIZE_IN_TAIL.findall(tail)
     if not sizes:
         return None, (start, end)
     size = float(sizes[-1])

@@ -83,14 +83,45 @@ _Names = CatalogNames
 
 
 
+FAMILY_PREFIX = re.compile(r"[A-Za-z]*\d+")
+
+
 def _form_factor_siblings(text: str, gpus: list[tuple[str, int, int]], names: CatalogNames) -> list[str]:
     """The catalog ids of both form factors in "H100 PCIe 和 SXM" (a family named once, beside the pair), else []."""
     pair = FORM_FACTOR_PAIR.search(text)
     near = [(s, e) for _, s, e in gpus if pair and (0 <= pair.start() - e <= 12 or 0 <= s - pair.end() <= 12 or s <= pair.start() < e)]
-    family = re.match(r"[A-Za-z]*\d+", text[near[0][0] : near[0][1]]) if near else None
+    family = FAMILY_PREFIX.match(text[near[0][0] : near[0][1]]) if near else None
     if pair is None or family is None:
         return []
     return list(dict.fromkeys(g for form in pair.groups() for g, _, _ in find_all(names.gpu, f"{family.group(0)} {form}")))
+
+
+SIZE_AFTER_NAME = re.compile(r"\d+(?:\.\d+)?\s*[bB](?![a-zA-Z0-9])")
+TWO_MEMORY_VARIANTS = re.compile(r"40\s*G(?:B)?.{0,6}(?:和|与|跟|还是|or|vs|/|、).{0,4}80\s*G|80\s*G(?:B)?.{0,6}(?:和|与|跟|还是|or|vs|/|、).{0,4}40\s*G", I)
+QLORA = re.compile(r"qlora")
+LORA = re.compile(r"(?<!q)lora")
+FULL_FINE_TUNE = re.compile(r"全参|全量|full[\s-]*(?:parameter|param)?[\s-]*(?:fine[\s-]*tun|ft|training)|full fine|fully fine|full version|full-parameter|fft\b")
+FINE_TUNE_WORDS = re.compile(r"微调|精调|fine[\s-]*tun|finetun|\bsft\b|指令调优|instruction[\s-]*tun")
+SERVE_WORDS = re.compile(r"推理|serving|\bserve\b|inference|在线服务|上线服务|部署.{0,6}(?:服务|api)")
+PRETRAIN_WORDS = re.compile(r"预训练|pre-?train|from scratch|从头训|从零(?:开始)?训|chinchilla|计算最优|算力最优|compute[\s-]*optimal")
+AFTER_TUNING = re.compile(r"完了|之后|以后|后要|then|after")
+INFERENCE_WORDS = re.compile(r"推理|serving|\bserve\b|inference|在线服务|上线服务|部署.{0,6}(?:服务|api)|\bqps\b|并发|concurren|tokens?/s|tok/s|解码|decode|"
+                   r"\brag\b|req(?:uest)?s?\s*(?:/|per|a)\s*(?:s|sec|second)\b|\brps\b|每秒.{0,4}请求|\bttft\b|首字延迟|"
+                   r"助手|assistant|copilot|chatbot|客服|\d+\s*(?:个|名|位)?人(?:在)?用|同时(?:跑|处理|服务|支持)几|how many (?:concurrent|simultaneous|parallel)|"
+                   r"how many (?:sequences|requests) (?:at once|in parallel|concurrently)")
+TRAINING_PRECISION = re.compile(r"(?<![a-z0-9])(fp8|bf16|fp16|fp32|tf32)(?![a-z0-9])")
+RESTRICTED_DATA = re.compile(r"数据不能出|不能出域|不出域|出不了|不能上云|不能放.{0,4}云|不能离开|敏感数据|涉密|合规要求|监管|私有化部署|on-?prem(?:ise)? only|cannot leave|can't leave|must stay|may not leave|not allowed to leave|confidential|regulated|hipaa|gdpr|air-?gapped")
+CONCURRENT_COUNT = re.compile(rf"{NUM}\s*{MULT}\s*(?:个|路)?\s*(?:并发|concurrent|simultaneous|parallel requests|users? at (?:the same time|once)|同时在线)", I)
+SIMULTANEOUS_COUNT = re.compile(rf"同时\s*{NUM}\s*()(?:个|路)?\s*(?:请求|用户|会话|并发)")
+BATCH_COUNT = re.compile(rf"(?:batch(?:[\s_-]*size)?|并发数?)\s*(?:=|:|为|是)?\s*{NUM}()", I)
+GPU_HOURS = re.compile(rf"{NUM}\s*{MULT}\s*(?:个)?\s*(?:gpu[\s-]*(?:hours?|小时|h\b)|卡时|卡·?小时)", I)
+WEIGHT_QUANTISATION = re.compile(r"(?<![a-z0-9])(int4|int8|4-?bit|8-?bit|awq|gptq)(?![a-z0-9])(?!\s*(?:paged\s*)?adam)")
+SAMPLE_RATE = re.compile(rf"{NUM}\s*{MULT}\s*(?:images?|samples?|张图(?:片)?|个样本|条样本)\s*(?:/\s*s|per second|每秒)(\s*(?:per|/|每)\s*(?:gpu|卡))?", I)
+SAMPLE_RATE_ZH = re.compile(rf"每秒\s*{NUM}\s*{MULT}\s*(?:张|个|条)\s*(?:图片|图|样本)()")
+SAMPLE_SIZE = re.compile(rf"{NUM}\s*(kb|kib|mb|mib)\b", I)
+BUSBW_BEFORE_WORD = re.compile(rf"(?<![A-Za-z0-9_.])()({ARABIC})\s*GB/s\s*(?:of\s+)?(?:busbw|bus ?bandwidth|总线带宽)", I)
+BUSBW_AFTER_WORD = re.compile(rf"(?:busbw|bus ?bandwidth|总线带宽)([^0-9\n]{{0,20}})(?<![A-Za-z0-9_.])({ARABIC})(?![\d.,])"
+        rf"(?!\s*(?:卡|张|块|台|个节点|x\b|×|gpus?\b|nodes?\b|cards?\b|gbps|gbit|G(?:b)?(?![A-Za-z/])))", I)
 
 
 def extract_slots(text: str, catalog: Catalog) -> Slots:
@@ -117,7 +148,7 @@ def extract_slots(text: str, catalog: Catalog) -> Slots:
         fuzzy = catalog.find_model(text)
         if fuzzy is not None:
             slots["model"] = fuzzy.id
-            size = re.search(r"\d+(?:\.\d+)?\s*[bB](?![a-zA-Z0-9])", masked)
+            size = SIZE_AFTER_NAME.search(masked)
             if size:
                 mask(size.start(), size.end())
     # Read before GPU counts and budgets: "每卡每小时 12 块" is a price, not 12 GPUs nor a 12-yuan budget.
@@ -137,7 +168,7 @@ def extract_slots(text: str, catalog: Catalog) -> Slots:
         if len(distinct) > 1 and (out_of_reach := unavailable(masked, gpus)) and (options := [g for g in distinct if g not in out_of_reach]):
             distinct, slots["gpu"] = options, options[0]  # "买不到 H100，H800 还是 H20？": the options, not the reason
         # "A100 有 40G 和 80G 两个版本": one family, two memory variants.
-        if distinct[0] in VARIANTS and re.search(r"40\s*G(?:B)?.{0,6}(?:和|与|跟|还是|or|vs|/|、).{0,4}80\s*G|80\s*G(?:B)?.{0,6}(?:和|与|跟|还是|or|vs|/|、).{0,4}40\s*G", text, I):
+        if distinct[0] in VARIANTS and TWO_MEMORY_VARIANTS.search(text):
             distinct = list(VARIANTS[distinct[0]])
         if len(distinct) == 1:
             distinct += [g for g in _form_factor_siblings(text, gpus, names) if g not in distinct]
@@ -153,24 +184,21 @@ def extract_slots(text: str, catalog: Catalog) -> Slots:
 
     # -- workload ---------------------------------------------------------------------
     lowered = masked.lower()
-    if re.search(r"qlora", lowered):
+    if QLORA.search(lowered):
         slots["method"] = "qlora"
-    elif re.search(r"(?<!q)lora", lowered):
+    elif LORA.search(lowered):
         slots["method"] = "lora"
-    elif re.search(r"全参|全量|full[\s-]*(?:parameter|param)?[\s-]*(?:fine[\s-]*tun|ft|training)|full fine|fully fine|full version|full-parameter|fft\b", lowered):
+    elif FULL_FINE_TUNE.search(lowered):
         slots["method"] = "full"
-    tune = re.search(r"微调|精调|fine[\s-]*tun|finetun|\bsft\b|指令调优|instruction[\s-]*tun", lowered)
-    serve = re.search(r"推理|serving|\bserve\b|inference|在线服务|上线服务|部署.{0,6}(?:服务|api)", lowered)
-    if re.search(r"预训练|pre-?train|from scratch|从头训|从零(?:开始)?训|chinchilla|计算最优|算力最优|compute[\s-]*optimal", lowered):  # Chinchilla data is pre-training data
+    tune = FINE_TUNE_WORDS.search(lowered)
+    serve = SERVE_WORDS.search(lowered)
+    if PRETRAIN_WORDS.search(lowered):  # Chinchilla data is pre-training data
         slots["task"] = "pretrain"
-    elif tune and serve and serve.start() > tune.start() and re.search(r"完了|之后|以后|后要|then|after", lowered):
+    elif tune and serve and serve.start() > tune.start() and AFTER_TUNING.search(lowered):
         slots["task"] = "inference"  # "微调完了要上线推理": the question is about serving
     elif tune or slots.get("method") in ("lora", "qlora"):
         slots["task"] = "fine-tune"
-    elif re.search(r"推理|serving|\bserve\b|inference|在线服务|上线服务|部署.{0,6}(?:服务|api)|\bqps\b|并发|concurren|tokens?/s|tok/s|解码|decode|"
-                   r"\brag\b|req(?:uest)?s?\s*(?:/|per|a)\s*(?:s|sec|second)\b|\brps\b|每秒.{0,4}请求|\bttft\b|首字延迟|"
-                   r"助手|assistant|copilot|chatbot|客服|\d+\s*(?:个|名|位)?人(?:在)?用|同时(?:跑|处理|服务|支持)几|how many (?:concurrent|simultaneous|parallel)|"
-                   r"how many (?:sequences|requests) (?:at once|in parallel|concurrently)", lowered):
+    elif INFERENCE_WORDS.search(lowered):
         slots["task"] = "inference"
     if "method" in slots and "task" not in slots:
         slots["task"] = "fine-tune"
@@ -191,41 +219,39 @@ def extract_slots(text: str, catalog: Catalog) -> Slots:
         size = model_size(masked)
         if size:
             slots["params_b"] = size
-    prec = re.search(r"(?<![a-z0-9])(fp8|bf16|fp16|fp32|tf32)(?![a-z0-9])", lowered)
+    prec = TRAINING_PRECISION.search(lowered)
     if prec:
         slots["precision"] = "fp32" if prec.group(1) == "tf32" else prec.group(1)
-    if re.search(r"数据不能出|不能出域|不出域|出不了|不能上云|不能放.{0,4}云|不能离开|敏感数据|涉密|合规要求|监管|私有化部署|on-?prem(?:ise)? only|cannot leave|can't leave|must stay|may not leave|not allowed to leave|confidential|regulated|hipaa|gdpr|air-?gapped", lowered):
+    if RESTRICTED_DATA.search(lowered):
         slots["data_sensitivity"] = "restricted"
     slots.update(utilization(masked))
-    conc = re.search(rf"{NUM}\s*{MULT}\s*(?:个|路)?\s*(?:并发|concurrent|simultaneous|parallel requests|users? at (?:the same time|once)|同时在线)", masked, I) \
-        or re.search(rf"同时\s*{NUM}\s*()(?:个|路)?\s*(?:请求|用户|会话|并发)", masked) \
-        or (slots.get("task") == "inference" and re.search(rf"(?:batch(?:[\s_-]*size)?|并发数?)\s*(?:=|:|为|是)?\s*{NUM}()", masked, I))
+    conc = CONCURRENT_COUNT.search(masked) \
+        or SIMULTANEOUS_COUNT.search(masked) \
+        or (slots.get("task") == "inference" and BATCH_COUNT.search(masked))
     if conc:
         value = number(conc.group(1), conc.group(2))
         if value:
             slots["concurrency"] = int(value)
     # Run over the masked text: "10,000 H100 GPU-hours" reads "10,000      GPU-hours".
-    hours = re.search(rf"{NUM}\s*{MULT}\s*(?:个)?\s*(?:gpu[\s-]*(?:hours?|小时|h\b)|卡时|卡·?小时)", masked, I)
+    hours = GPU_HOURS.search(masked)
     if hours:
         slots["gpu_hours"] = number(hours.group(1), hours.group(2))
     # "8-bit Adam" is the optimizer's precision, not the weights'
-    quant = re.search(r"(?<![a-z0-9])(int4|int8|4-?bit|8-?bit|awq|gptq)(?![a-z0-9])(?!\s*(?:paged\s*)?adam)", lowered)
+    quant = WEIGHT_QUANTISATION.search(lowered)
     if quant:
         slots["weights"] = "int8" if "8" in quant.group(1) else "int4"
-    rate = re.search(rf"{NUM}\s*{MULT}\s*(?:images?|samples?|张图(?:片)?|个样本|条样本)\s*(?:/\s*s|per second|每秒)(\s*(?:per|/|每)\s*(?:gpu|卡))?", masked, I) \
-        or re.search(rf"每秒\s*{NUM}\s*{MULT}\s*(?:张|个|条)\s*(?:图片|图|样本)()", masked)
+    rate = SAMPLE_RATE.search(masked) \
+        or SAMPLE_RATE_ZH.search(masked)
     if rate:
         value = number(rate.group(1), rate.group(2))
         if value:
             slots["samples_per_second"] = value * (slots.get("gpus", 1) if rate.group(3) else 1)
-    size = re.search(rf"{NUM}\s*(kb|kib|mb|mib)\b", masked, I)
+    size = SAMPLE_SIZE.search(masked)
     if size and "samples_per_second" in slots:
         slots["bytes_per_sample"] = (number(size.group(1)) or 0) * {"kb": 1e3, "kib": 1024, "mb": 1e6, "mib": 2**20}[size.group(2).lower()]
     slots["storage_write_gbps"] = storage_write_gbps(masked)
     # "9 GB/s busbw over 400G InfiniBand": the reading is the GB/s before the word; 400G after it is the link's rate
-    bus = re.search(rf"(?<![A-Za-z0-9_.])()({ARABIC})\s*GB/s\s*(?:of\s+)?(?:busbw|bus ?bandwidth|总线带宽)", masked, I) or re.search(
-        rf"(?:busbw|bus ?bandwidth|总线带宽)([^0-9\n]{{0,20}})(?<![A-Za-z0-9_.])({ARABIC})(?![\d.,])"
-        rf"(?!\s*(?:卡|张|块|台|个节点|x\b|×|gpus?\b|nodes?\b|cards?\b|gbps|gbit|G(?:b)?(?![A-Za-z/])))", masked, I)
+    bus = BUSBW_BEFORE_WORD.search(masked) or BUSBW_AFTER_WORD.search(masked)
     if bus and QUESTION_GAP.search(bus.group(1)):
         bus = None  # "busbw 一般多少算正常？8卡A100": the number after the question is the GPU count, not a reading
     if bus:
@@ -233,31 +259,44 @@ def extract_slots(text: str, catalog: Catalog) -> Slots:
     return Slots.model_validate({k: v for k, v in slots.items() if v is not None})
 
 
+HOURS_AFTER_COUNT = re.compile(r"\s*(?:gpu[\s-]*hours?|gpu\s*小时|卡时|hours?)", I)
+COUNT_BEFORE_NAME = re.compile(rf"{NUM}\s*(?:张|块|卡|个|x|×|\*|-?gpu|-?way)?\s*(?:卡)?\s*$", I)
+WORD_COUNT_BEFORE_NAME = re.compile(rf"{EN_COUNT}\s+(?:x\s*)?$", I)
+TIMES_AFTER_NAME = re.compile(rf"\s*(?:x|×|\*|GPU\s*x)\s*{NUM}", I)
+COUNT_AFTER_NAME = re.compile(rf"\s*s?\s*[:：]?\s*{NUM}\s*(?:张|块|卡|个)", I)
+
+
 def _count_beside(text: str, start: int, end: int) -> float | None:
     """The count written against one GPU mention: "8x H100", "eight RTX 4090", "H100 x 8", "H100：8张"."""
     before, after = text[max(0, start - 24):start], text[end:end + 16]
-    if re.match(r"\s*(?:gpu[\s-]*hours?|gpu\s*小时|卡时|hours?)", after, I):
+    if HOURS_AFTER_COUNT.match(after):
         return None
-    per_node = re.search(rf"{NUM}\s*(?:张|块|卡|个|x|×|\*|-?gpu|-?way)?\s*(?:卡)?\s*$", before, I) \
-        or re.search(rf"{EN_COUNT}\s+(?:x\s*)?$", before, I)  # "eight RTX 4090", "two H100s"
-    times_after = re.match(rf"\s*(?:x|×|\*|GPU\s*x)\s*{NUM}", after, I) or re.match(rf"\s*s?\s*[:：]?\s*{NUM}\s*(?:张|块|卡|个)", after, I)
+    per_node = COUNT_BEFORE_NAME.search(before) \
+        or WORD_COUNT_BEFORE_NAME.search(before)  # "eight RTX 4090", "two H100s"
+    times_after = TIMES_AFTER_NAME.match(after) or COUNT_AFTER_NAME.match(after)
     if per_node and per_node.group(1):
         return EN_COUNTS.get(per_node.group(1).lower()) or signed(number(per_node.group(1)), before, per_node.start(1))
     return number(times_after.group(1)) if times_after else None
+
+
+NODES_BY_CARDS = re.compile(rf"{NUM}\s*台\s*{NUM}\s*卡")
+NODES_ZH = re.compile(rf"{NUM}\s*(?:台|个|组)\s*[^，。,.;；?？]{{0,16}}?(?:节点|服务器|机器)")
+NODES_COUNT = re.compile(rf"{NUM}\s*(?:-|\s)?(?:节点|nodes?|servers?|machines?|hosts?)(?![a-z])", I)
+NODES_WORD_COUNT = re.compile(rf"{EN_COUNT}\s+(?:nodes?|servers?|machines?|hosts?)(?![a-z])", I)
 
 
 def _gpu_counts(text: str, gpus: list[tuple[str, int, int]]) -> dict:
     out: dict = {}
     # The first mention that carries a count: "renting H100s at $2.5/GPU-hr, 8xH100" counts 8.
     count = next((c for _, start, end in gpus if (c := _count_beside(text, start, end))), None)
-    pair = re.search(rf"{NUM}\s*台\s*{NUM}\s*卡", text)
+    pair = NODES_BY_CARDS.search(text)
     if pair:
         node_count, per = number(pair.group(1)), number(pair.group(2))
         if node_count and per:
             return {"nodes": int(node_count), "gpus": int(node_count * per)}
-    nodes = re.search(rf"{NUM}\s*(?:台|个|组)\s*[^，。,.;；?？]{{0,16}}?(?:节点|服务器|机器)", text) \
-        or re.search(rf"{NUM}\s*(?:-|\s)?(?:节点|nodes?|servers?|machines?|hosts?)(?![a-z])", text, I)
-    words = re.search(rf"{EN_COUNT}\s+(?:nodes?|servers?|machines?|hosts?)(?![a-z])", text, I)  # "two H100 nodes" (name masked)
+    nodes = NODES_ZH.search(text) \
+        or NODES_COUNT.search(text)
+    words = NODES_WORD_COUNT.search(text)  # "two H100 nodes" (name masked)
     node_count = (number(nodes.group(1)) if nodes else None) or (EN_COUNTS[words.group(1).lower()] if words else None)
     if node_count:
         out["nodes"] = int(node_count)
@@ -270,26 +309,34 @@ def _gpu_counts(text: str, gpus: list[tuple[str, int, int]]) -> dict:
     return out
 
 
+NODES_BY_CARDS_NOT_HOURS = re.compile(rf"{NUM}\s*台\s*{NUM}\s*卡(?!时)")
+NODES_ANY = re.compile(rf"{NUM}\s*(?:台|个)\s*(?:节点|服务器|机器)|{NUM}\s*(?:-|\s)?(?:nodes?|servers?)(?![a-z])", I)
+NODES_WORD_ANY = re.compile(rf"{EN_COUNT}\s+(?:nodes?|servers?|machines?|hosts?)(?![a-z])", I)
+SINGLE_CARD = re.compile(r"单卡|单张|一张卡|一块卡|一张\s{2,}|\bsingle\s+(?:gpu|card)s?\b|\bsingle\s{3,}|\bone (?:gpu|card)\b", I)
+CARD_COUNT = re.compile(rf"{NUM}\s*(?:张|块)\s*(?:gpu|卡|显卡)?|{NUM}\s*(?:x\s*)?(?:gpus|cards)\b|{NUM}[\s-]*(?:gpu|card)(?=\s+(?:[a-z-]+\s+){{0,2}}(?:cluster|node|server|box|machine|setup|rig|system)s?\b)|{NUM}\s*卡(?!时)", I)
+CARD_WORD_COUNT = re.compile(rf"{EN_COUNT}\s+(?:\w+\s+)?(?:gpus|cards|accelerators)\b", I)
+
+
 def _bare_count(text: str) -> dict:
     """GPU counts without a GPU type: "8张卡", "with 8 GPUs", "单卡", "a single GPU", "两台8卡"."""
-    pair = re.search(rf"{NUM}\s*台\s*{NUM}\s*卡(?!时)", text)
+    pair = NODES_BY_CARDS_NOT_HOURS.search(text)
     if pair and number(pair.group(1)) and number(pair.group(2)):
         return {"nodes": int(number(pair.group(1))), "gpus": int(number(pair.group(1)) * number(pair.group(2)))}
     # "8 nodes", "4台机器", "两台服务器" with no GPU named: HGX-class nodes of eight GPUs, as _gpu_counts assumes.
-    nodes = re.search(rf"{NUM}\s*(?:台|个)\s*(?:节点|服务器|机器)|{NUM}\s*(?:-|\s)?(?:nodes?|servers?)(?![a-z])", text, I)
-    words = re.search(rf"{EN_COUNT}\s+(?:nodes?|servers?|machines?|hosts?)(?![a-z])", text, I)  # "between two nodes"
+    nodes = NODES_ANY.search(text)
+    words = NODES_WORD_ANY.search(text)  # "between two nodes"
     node_count = (number(nodes.group(1) or nodes.group(2)) if nodes else None) or (EN_COUNTS[words.group(1).lower()] if words else None)
     if node_count and node_count < 1e4:
         return {"nodes": int(node_count), "gpus": int(node_count * 8)}
     # A masked GPU name leaves a run of spaces: "single H100" reads "single     ".
-    single = re.search(r"单卡|单张|一张卡|一块卡|一张\s{2,}|\bsingle\s+(?:gpu|card)s?\b|\bsingle\s{3,}|\bone (?:gpu|card)\b", text, I)
-    m = re.search(rf"{NUM}\s*(?:张|块)\s*(?:gpu|卡|显卡)?|{NUM}\s*(?:x\s*)?(?:gpus|cards)\b|{NUM}[\s-]*(?:gpu|card)(?=\s+(?:[a-z-]+\s+){{0,2}}(?:cluster|node|server|box|machine|setup|rig|system)s?\b)|{NUM}\s*卡(?!时)", text, I)
+    single = SINGLE_CARD.search(text)
+    m = CARD_COUNT.search(text)
     if m and (single is None or m.start() < single.start()):
         group = next(i for i in range(1, (m.lastindex or 0) + 1) if m.group(i))
         value = signed(number(m.group(group)), text, m.start(group))
         if value and value < 1e6:
             return {"gpus": int(value)}
-    words = re.search(rf"{EN_COUNT}\s+(?:\w+\s+)?(?:gpus|cards|accelerators)\b", text, I)  # "eight GPUs", "two A100 cards" (name masked)
+    words = CARD_WORD_COUNT.search(text)  # "eight GPUs", "two A100 cards" (name masked)
     if words and single is None:
         return {"gpus": EN_COUNTS[words.group(1).lower()]}
     return {"gpus": 1} if single else {}

@@ -20,11 +20,14 @@ DEFAULT_ATTRIBUTES = ("memory", "bandwidth", "compute", "nvlink")
 MEMORY_AS_KIND = re.compile(r"(?:显存|内存|memory|mem|hbm\d?e?)\s*(?:带宽|bandwidth|bw)", re.I)
 
 
+CAPACITY_ASKED = re.compile(r"多大|多少g|容量|capacity|how much (?:memory|vram)|how many gb|\bvram\b(?!\s*bandwidth)|size", re.I)
+
+
 def asked_attributes(text: str) -> list[str]:
     """The attributes the question names, in catalog order; the main four when it names none."""
     patterns = cues.patterns("spec_cues.yaml")
     found = [name for name, pattern in patterns.items() if pattern.search(text)]
-    if "bandwidth" in found and "memory" in found and not re.search(r"多大|多少g|容量|capacity|how much (?:memory|vram)|how many gb|\bvram\b(?!\s*bandwidth)|size", text, re.I):
+    if "bandwidth" in found and "memory" in found and not CAPACITY_ASKED.search(text):
         # "显存带宽" names memory only as the kind of bandwidth; "memory, bw, power" asks for both
         if not patterns["memory"].search(MEMORY_AS_KIND.sub(" ", text)):
             found.remove("memory")

@@ -41,6 +41,10 @@ LOG_SPAN = re.compile(
     r"(?:\[Rank\s*\d+\]|\b[\w.]*(?:Error|Exception)\b:?|\bTraceback\b|\bNCCL (?:WARN|INFO)\b|\bWatchdog caught\b|\bXid\b)[^\u4e00-\u9fff]*")
 
 
+CHINESE_WORD = re.compile(r"[\u4e00-\u9fff]{3}")
+LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
 def detect_language(text: str) -> Language:
     """The language of the sentence frame: Chinese characters weighed against English words.
 
@@ -52,9 +56,9 @@ def detect_language(text: str) -> Language:
     prose = "\n".join(line for line in prose.splitlines() if CJK.search(line) or not LOG_LINE.match(line))
     # An error pasted inline before or after the user's own Chinese words ("...OutOfMemoryError: ... 明明还有十几G没用啊")
     # is not their sentence: drop the log text and weigh what they wrote.
-    prose = LOG_SPAN.sub(" ", prose) if re.search(r"[\u4e00-\u9fff]{3}", prose) or len(CJK.findall(prose)) >= 4 else prose
+    prose = LOG_SPAN.sub(" ", prose) if CHINESE_WORD.search(prose) or len(CJK.findall(prose)) >= 4 else prose
     cjk = len(CJK.findall(prose))
-    words = len(re.findall(r"[A-Za-z]{2,}", prose))
+    words = len(LATIN_WORD.findall(prose))
     if cjk == 0:
         return "en"
     return "zh" if cjk > 0.5 * words else "en"
@@ -153,12 +157,18 @@ def classify(text: str, slots: Slots) -> tuple[Intent, SizingAsk | None, Literal
     return intent, ask, pasted
 
 
+NCCL_TABLE_ROW = re.compile(r"\n\s*\d+\s+\d+\s+(?:float|half|bfloat16)")
+
+
 def pasted_log(text: str, slots: Slots) -> Literal["topo", "nccl"] | None:
     if TOPO.search(text):
         return "topo"
-    if NCCL.search(text) and (slots.measured_busbw_gbps or re.search(r"\n\s*\d+\s+\d+\s+(?:float|half|bfloat16)", text)):
+    if NCCL.search(text) and (slots.measured_busbw_gbps or NCCL_TABLE_ROW.search(text)):
         return "nccl"
     return None
+
+
+DIGIT = re.compile(r"\d")
 
 
 def classify_with_rule(text: str, slots: Slots) -> tuple[Intent, SizingAsk | None, Literal["topo", "nccl"] | None, str]:
@@ -176,7 +186,7 @@ def classify_with_rule(text: str, slots: Slots) -> tuple[Intent, SizingAsk | Non
     if cue["injection"].search(text) and not (has_workload or slots.gpu or cue["recommend"].search(text)):
         return "out_of_scope", None, None, "instruction injection"
     ask = _ask(text)
-    if cue["strong_claim"].search(text) or (cue["claim"].search(text) and (has_workload or slots.gpu or slots.deadline_hours or re.search(r"\d", text))):
+    if cue["strong_claim"].search(text) or (cue["claim"].search(text) and (has_workload or slots.gpu or slots.deadline_hours or DIGIT.search(text))):
         return "claim_check", ask, None, "claim cue"
     if cue["preflight"].search(text) and not (has_workload and (slots.tokens or slots.samples) and ask):
         # "sanity check: 1.3B on 26B tokens, how many A100-hours" asks for a number, not a checklist

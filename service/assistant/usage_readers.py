@@ -25,6 +25,13 @@ WORD_SHARES = [
     (re.compile(r"四分之一|\bone[- ]quarter\b|\ba quarter\b", I), 0.25),
     (re.compile(r"四分之三|\bthree[- ]quarters\b", I), 0.75),
 ]
+SHARE_FIGURE = re.compile(rf"{PERCENT}|{TENTHS}", I)
+PERCENT_FIGURE = re.compile(PERCENT, I)
+TENTHS_FIGURE = re.compile(TENTHS)
+# After a share, the words saying it is a share of time ("45% of the time", "一半时间"), from usage_cues.yaml: compiled here,
+# at import, not per question.
+TIME_AFTER = re.compile(rf"\s*(?:{patterns(CUES)['time_after'].pattern})", I)
+TIME_AFTER_WORD = re.compile(rf"\s*(?:of\s+)?(?:the\s+)?(?:{patterns(CUES)['time_after'].pattern})", I)
 # A short turn that restates only the usage: "and at 80%?", "80% then?", "那如果用到八成呢", "六成的话呢". Read by removing
 # the filler words: what is left must be one share. (A single pattern with optional groups backtracked exponentially.)
 RESTATED_FILLER = re.compile(
@@ -43,10 +50,10 @@ def usage_share(text: str) -> float | None:
     cue = patterns(CUES)
     if not cue["pricing"].search(text):
         return None
-    for m in re.finditer(rf"{PERCENT}|{TENTHS}", text, I):
+    for m in SHARE_FIGURE.finditer(text):
         before, after = text[max(0, m.start() - 24):m.start()], text[m.end():m.end() + 16]
         used = _last(cue["usage_before"], before)
-        if used is None and not re.match(rf"\s*(?:{cue['time_after'].pattern})", after, I):
+        if used is None and not TIME_AFTER.match(after):
             continue
         if cue["other_resource"].search(before[max(0, used.start() - 6):] if used else before[-8:]):
             continue  # "显存用了40%", "usage discount 40%": not the GPUs' hours
@@ -55,7 +62,7 @@ def usage_share(text: str) -> float | None:
             return value
     for pattern, value in WORD_SHARES:
         for m in pattern.finditer(text):
-            if re.match(rf"\s*(?:of\s+)?(?:the\s+)?(?:{cue['time_after'].pattern})", text[m.end():m.end() + 16], I):
+            if TIME_AFTER_WORD.match(text[m.end():m.end() + 16]):
                 return value
     return None
 
@@ -70,10 +77,10 @@ def _last(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
 def _share(written: str) -> float | None:
     """'45%' -> 0.45, '六成' -> 0.6, '一半' -> 0.5; None when it is not a share in (0, 1]."""
     written = written.strip()
-    if m := re.fullmatch(rf"{PERCENT}", written, I):
+    if m := PERCENT_FIGURE.fullmatch(written):
         value = parse_number(m.group(1))
         value = value / 100 if value is not None else None
-    elif m := re.fullmatch(TENTHS, written):
+    elif m := TENTHS_FIGURE.fullmatch(written):
         value = (parse_number(m.group(1)) or 0) / 10
     else:
         value = next((v for p, v in WORD_SHARES if p.fullmatch(written)), None)

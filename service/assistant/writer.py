@@ -13,14 +13,14 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlparse
-
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import HumanMessage, SystemMessage
 
 from service.config import Settings
 from service.errors import LLMError
+
+if TYPE_CHECKING:  # LangChain is imported only when an LLM writer is configured: about half a second at every start
+    from langchain_core.language_models import BaseChatModel
 
 PROMPTS = {
     "en": ("You edit answers of an AI-infrastructure advisor for fluency. Rewrite the Markdown below in English. "
@@ -127,6 +127,8 @@ class ChatModelWriter:
         self.breaker = CircuitBreaker(breaker_failures, breaker_cooldown_s)
 
     def rewrite(self, markdown: str, *, language: str) -> str:
+        from langchain_core.messages import HumanMessage, SystemMessage
+
         messages = [SystemMessage(PROMPTS["zh" if language == "zh" else "en"]), HumanMessage(markdown)]
         if not self.breaker.allow():
             raise LLMCircuitOpenError(f"skipped for up to {self.breaker.cooldown_s:g} s after repeated failures")

@@ -17,6 +17,7 @@ import ahocorasick
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from service import yaml_files
 from service.catalog.models import GpuSpec, InstanceType, ModelArch, TierProfile
 from service.errors import CatalogError, Problem, UnknownNameError
 
@@ -25,10 +26,15 @@ T = TypeVar("T", bound=BaseModel)
 FILES = {"gpus": "gpus.yaml", "models": "models.yaml", "instances": "instances.yaml", "tiers": "tiers.yaml"}
 
 
+NAME_SEPARATORS = re.compile(r"[\s\-_/·]+")
+PATH_SEPARATOR = re.compile(r"[\\/]")
+SIZE_IN_NAME = re.compile(r"(\d+(?:\.\d+)?)\s*b(?![a-z0-9])")
+
+
 def normalize(name: str) -> str:
     """Fold case, spaces, dashes and underscores so 'Llama-3-70B' == 'llama3 70b'."""
     text = name.strip().lower().replace("nvidia", "").replace("英伟达", "")
-    return re.sub(r"[\s\-_/·]+", "", text)
+    return NAME_SEPARATORS.sub("", text)
 
 
 _FAMILY_GOES_ON = frozenset("0123456789.")  # right after a family: a version goes on ("falcon3", "llama3.1")
@@ -85,7 +91,7 @@ class Catalog:
 
     def _model_key(self, name: str) -> str | None:
         """A spelling, else the last part of a repo id or local path ("Qwen/Qwen1.5-14B-Chat", "/models/chatglm3-6b"), else fuzzy."""
-        base = re.split(r"[\\/]", name.strip().rstrip("/\\"))[-1]
+        base = PATH_SEPARATOR.split(name.strip().rstrip("/\\"))[-1]
         for candidate in dict.fromkeys((name, base)):
             key = self._model_names.get(normalize(candidate))
             if key:
@@ -97,7 +103,7 @@ class Catalog:
         """'70B 的 Llama 3' -> llama-3-70b: a family spelling plus a size token."""
         text = normalize(name)
         # No \b after the size: CJK characters count as word characters ("70B的Llama 3").
-        size = re.search(r"(\d+(?:\.\d+)?)\s*b(?![a-z0-9])", name.lower())
+        size = SIZE_IN_NAME.search(name.lower())
         if not size:
             return None
         size_token = size.group(1) + "b"
@@ -153,7 +159,7 @@ _KIND_ZH = {"GPU": "GPU 型号", "model": "模型", "instance type": "云实例�
 
 def _read_yaml(path: Path) -> list[dict]:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml_files.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise CatalogError(str(path), None, None, "file is missing") from None
     except yaml.YAMLError as exc:

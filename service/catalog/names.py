@@ -23,6 +23,7 @@ from service.catalog.terms import Spelling, TermFinder
 
 _WORDS = re.compile(r"[a-z0-9]+(?:[._+/\-][a-z0-9]+)*|[\u3400-\u9fff\uf900-\ufaff]+")
 MAX_WORDS = 4
+SEPARATOR_RUN = re.compile(r"[\s\-_]+")
 
 
 # -- positions in text (slots, grounding) ------------------------------------------------------------
@@ -55,7 +56,7 @@ def _build(spellings: dict[str, str], counted: bool = False) -> NameFinder:
 
 
 def _key(spelling: str) -> str:
-    return re.sub(r"[\s\-_]+", "", spelling.lower())
+    return SEPARATOR_RUN.sub("", spelling.lower())
 
 
 def _spellings(entries) -> dict[str, str]:

@@ -34,7 +34,6 @@ def serve(
 
     import uvicorn
 
-    from service.api.app import create_app
     from service.config import get_settings
     from service.observability import metrics
     from service.observability.logging import configure_logging
@@ -47,7 +46,12 @@ def serve(
     count = count or os.cpu_count() or 1
     # Several workers are shared-nothing processes over the same data dir: uvicorn spawns them from an import
     # string, each builds its own app (and opens its own index; ingest.py's file lock lets only one ingest at a time).
-    target = create_app(settings) if count == 1 else "service.api.app:create_app"
+    if count == 1:
+        from service.api.app import create_app
+
+        target = create_app(settings)
+    else:
+        target = "service.api.app:create_app"  # imported by each worker only: the supervisor answers nothing
     own_metrics_dir = None
     if count > 1:
         os.environ["ADVISOR_OPEN_INDEX_BEFORE_SERVING"] = "true"  # read by each spawned worker's Settings (see api/app.py)

@@ -9,11 +9,15 @@
 See docs/retrieval.md for the design and the measured retrieval quality.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from service.retrieval.index import KnowledgeIndex, open_index
 from service.retrieval.ingest import ingest
 from service.retrieval.models import Hit, IngestReport, SearchMode
-from service.retrieval.retriever import KnowledgeRetriever
 from service.retrieval.validation import validate_query
+
+if TYPE_CHECKING:
+    from service.retrieval.retriever import KnowledgeRetriever
 
 __all__ = [
     "Hit",
@@ -25,3 +29,12 @@ __all__ = [
     "open_index",
     "validate_query",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """KnowledgeRetriever on first use: a serving process does not need LangChain's retriever classes (half a second)."""
+    if name == "KnowledgeRetriever":
+        from service.retrieval.retriever import KnowledgeRetriever
+
+        return KnowledgeRetriever
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from service import yaml_files
 from service.errors import KnowledgeFileError
 
 LANGUAGES = ("en", "zh")
@@ -170,7 +171,7 @@ class _FrontMatter:
         self.path, self.closing_line = path, closing_line
         try:
             node = yaml.compose(text, Loader=yaml.SafeLoader)
-            self.values = yaml.safe_load(text)
+            self.values = yaml_files.safe_load(text)
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             # +2: the YAML text starts on the file's second line, marks are 0-based.

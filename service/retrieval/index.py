@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -30,11 +32,12 @@ import numpy as np
 from service.catalog import Catalog
 from service.config import Settings
 from service.retrieval.embeddings import IndexEmbeddings, embedder_identity, make_embedder
+from service.retrieval.fixed_vectors import FixedVectors
 from service.retrieval.fusion import fuse
 from service.retrieval.models import Hit, SearchMode
 from service.retrieval.names import named_documents
 from service.retrieval.snapshot import Snapshot, load_snapshot
-from service.retrieval.store import ChromaStore, NotFoundError, backend_failure
+from service.retrieval.store import ChromaStore, backend_failure, is_not_found
 from service.retrieval.text import Sentences, query_language, snippet, snippet_sentences, tokenize
 
 # Candidates taken from each side before fusion.
@@ -54,17 +57,20 @@ MAX_SAME_HEADING = 2
 
 
 class KnowledgeIndex:
-    def __init__(self, store: ChromaStore, embedder: IndexEmbeddings, settings: Settings) -> None:
+    def __init__(self, store: ChromaStore, embedder: IndexEmbeddings | Future[IndexEmbeddings], settings: Settings) -> None:
+        """embedder may still be loading (a Future, see open_index): the snapshot is read meanwhile."""
         self._store = store
-        self._embedder = embedder
+        self._identity = embedder_identity(settings) if isinstance(embedder, Future) else embedder.identity
         self._token_cache = settings.data_dir / "index-cache"
         self._dense_weight = settings.dense_weight
         self._bm25_weight = settings.bm25_weight
         self._reload_lock = threading.Lock()
         self._vectors: dict[str, np.ndarray] = {}  # embed() cache
         self._vectors_lock = threading.Lock()
+        self._fixed = FixedVectors(self._token_cache)  # vectors of fixed texts, stored with the index (use_fixed_texts)
         self._files_seen = self._index_files()
         self._snapshot = self._load()
+        self._embedder: IndexEmbeddings = embedder.result() if isinstance(embedder, Future) else embedder
 
     # -- public --------------------------------------------------------------
     def search(
@@ -81,7 +87,9 @@ class KnowledgeIndex:
         terms = tokenize(query)
         try:
             dense = self._dense(snap, query, language, topics) if mode != "bm25" else []
-        except NotFoundError:
+        except Exception as exc:
+            if not is_not_found(exc):
+                raise
             # Another process re-ingested and deleted this collection: follow the pointer once.
             snap = self.reload()
             dense = self._dense(snap, query, language, topics) if mode != "bm25" else []
@@ -107,15 +115,21 @@ class KnowledgeIndex:
         return [self._hit(snap, row, score, query_terms) for row, score in ranked[:k]]
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        """Unit-length vectors from the index's own encoder (rows in order); knowledge sentences are cached.
+        """Unit-length vectors from the index's own encoder (rows in order).
 
-        The FAQ composer embeds the sentences of the sections it quotes: the same few thousand
-        sentences over and over, so a bounded cache makes a warm answer cost one question embedding.
+        Fixed texts (knowledge sentences, headings, the handlers' queries) come from the table stored with the index
+        (use_fixed_texts); anything else, in practice the user's words, is encoded once and kept in a bounded cache,
+        since a turn embeds its question for the router, the retriever and the composer.
         """
+        known = self._fixed.rows(texts, self._embedder)
         with self._vectors_lock:
-            known = {t: self._vectors[t] for t in texts if t in self._vectors}
+            known.update({t: self._vectors[t] for t in texts if t not in known and t in self._vectors})
         missing = [t for t in dict.fromkeys(texts) if t not in known]
-        if missing:
+        if len(missing) > 1 and self._fixed.known:
+            # With fixed texts stored, what is left is the user's own words asked for together (the parts of a question):
+            # one encoder run for all of them, kept out of the per-text cache.
+            known.update(zip(missing, self._embedder.encode_together(missing), strict=True))
+        elif missing:
             fresh = dict(zip(missing, self._embedder.encode(missing), strict=True))
             known.update(fresh)
             with self._vectors_lock:
@@ -125,6 +139,29 @@ class KnowledgeIndex:
                     self._vectors[text] = vector
         return np.stack([known[t] for t in texts]) if texts else np.zeros((0, 0), dtype=np.float32)
 
+    def sections(self) -> list[tuple[str, str, str]]:
+        """(text, heading, title) of every chunk, as hits carry them: what a composer may embed of a section."""
+        snap = self._snapshot
+        return [(text, str(meta.get("heading", "")), str(meta["title"])) for text, meta in zip(snap.texts, snap.metadatas, strict=True)]
+
+    @property
+    def fingerprint(self) -> str:
+        """The content digest of the open collection (ingest.py), or its name for an index built without one."""
+        snap = self._snapshot
+        return str(snap.manifest.get("fingerprint") or snap.name)
+
+    def use_fixed_texts(self, set_key: Callable[[str], str], texts: Callable[[], Iterable[str]], *, background: bool = False) -> int:
+        """Serve fixed texts' vectors from the table stored with the index (fixed_vectors.py): read when one exists for
+        set_key(fingerprint), else built, embedding only texts no earlier table holds; again after each reload.
+        background: build a missing table on a thread, the index answering meanwhile with the same vectors. Returns how
+        many texts were embedded (0 when the table was found or is being built in the background)."""
+        self._fixed.use(set_key, texts, background)
+        return self._fixed.load(self.fingerprint, self._embedder)
+
+    def wait_fixed_texts(self, timeout: float | None = None) -> bool:
+        """Wait for a fixed-text table being built in the background; True once none is."""
+        return self._fixed.wait(timeout)
+
     def get(self, chunk_id: str) -> Hit | None:
         snap = self._snapshot
         row = snap.row_of.get(chunk_id)
@@ -133,9 +170,9 @@ class KnowledgeIndex:
     @property
     def info(self) -> dict[str, Any]:
         snap = self._snapshot
-        manifest = snap.collection.metadata or {}
+        manifest = snap.manifest
         return {
-            "collection": snap.collection.name,
+            "collection": snap.name,
             "embedder": manifest.get("embedder", ""),
             "chunks": len(snap.ids),
             "questions": len(snap.question_targets),
@@ -148,6 +185,7 @@ class KnowledgeIndex:
         """Re-read the pointer and load whatever collection it names now."""
         with self._reload_lock:
             self._snapshot = self._load()
+            self._fixed.load(self.fingerprint, self._embedder)  # the new content's table (its ingest built it; a text it lacks is only encoded)
             return self._snapshot
 
     # -- internals -----------------------------------------------------------
@@ -175,10 +213,10 @@ class KnowledgeIndex:
         if files == self._files_seen:
             return snap
         self._files_seen = files
-        return self.reload() if self._store.active_name() != snap.collection.name else snap
+        return self.reload() if self._store.active_name() != snap.name else snap
 
     def _load(self) -> Snapshot:
-        return load_snapshot(self._store, self._embedder.identity, self._token_cache)
+        return load_snapshot(self._store, self._identity, self._token_cache)
 
     def _dense(self, snap: Snapshot, query: str, language: str | None, topics: list[str] | None) -> list[tuple[int, float]]:
         vector = self.embed([query])  # cached: the FAQ composer embeds the same question again
@@ -186,6 +224,7 @@ class KnowledgeIndex:
         wanted = min(POOL + QUESTION_POOL if snap.question_targets else POOL, records)
         if snap.vectors is not None:
             return self._collapse(snap, query, _nearest(snap.vectors, vector[0], _allowed(snap, language, topics), wanted))
+        assert snap.collection is not None  # a server's snapshot keeps its collection
         try:
             result = snap.collection.query(
                 query_embeddings=vector,
@@ -193,9 +232,9 @@ class KnowledgeIndex:
                 where=_where(language, topics),
                 include=["distances"],
             )
-        except NotFoundError:
-            raise  # the collection was replaced: search() reloads and retries
         except Exception as exc:
+            if is_not_found(exc):
+                raise  # the collection was replaced: search() reloads and retries
             raise backend_failure(self._store.location, "searching the vectors", exc) from exc
         positions = []
         for record_id, distance in zip(result["ids"][0], result["distances"][0], strict=True):
@@ -339,8 +378,10 @@ def open_index(settings: Settings, catalog: Catalog) -> KnowledgeIndex:
     from service.retrieval.ingest import ingest
 
     store = ChromaStore(settings)
-    active = store.active()
-    if active is None or (active.metadata or {}).get("embedder") != embedder_identity(settings):
+    manifest = store.active_manifest()
+    if manifest is None or manifest.get("embedder") != embedder_identity(settings):
         # First start, or the configured embedder changed: the index must be (re)built before it can serve.
         ingest(settings, catalog)
-    return KnowledgeIndex(store, make_embedder(settings), settings)
+    with ThreadPoolExecutor(1, thread_name_prefix="advisor-encoder") as pool:
+        # The encoder's ONNX session takes most of a second to load, mostly outside the GIL: it loads while the snapshot is read.
+        return KnowledgeIndex(store, pool.submit(make_embedder, settings), settings)

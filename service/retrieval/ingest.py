@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -35,7 +36,10 @@ from service.retrieval.documents import load_documents
 from service.retrieval.embeddings import IndexEmbeddings, embedder_identity, make_embedder
 from service.retrieval.models import IngestReport
 from service.retrieval.questions import QUESTION_KIND, QuestionRecord, question_metadata, question_records
-from service.retrieval.store import ChromaStore, Collection, backend_failure, reset_embedded_files
+from service.retrieval.store import ChromaStore, backend_failure, reset_embedded_files
+
+if TYPE_CHECKING:
+    from chromadb.api.models.Collection import Collection
 
 # Bump when what is stored per chunk changes, so existing indexes are rebuilt.
 # 2: chunks carry their section and its source; section questions are records of their own.
@@ -218,7 +222,7 @@ def _write(collection: Collection, records: Sequence[_Record], vectors: dict[str
             missing = list({c.embed_hash: c.embed_text for c in batch if c.embed_hash not in vectors}.items())
             if missing:
                 embedder = embedder or make_embedder(settings)
-                for (embed_hash, _), vector in zip(missing, embedder.encode([text for _, text in missing]), strict=True):
+                for (embed_hash, _), vector in zip(missing, embedder.encode_many([text for _, text in missing]), strict=True):
                     vectors[embed_hash] = vector
                 embedded += len(missing)
             try:

@@ -13,6 +13,10 @@ Server mode: chromadb.HttpClient when settings.chroma_url is set.
 Damaged embedded files (chroma.sqlite3 "file is not a database", "database
 disk image is malformed") raise IndexCorruptError, a permanent fault that
 names its repair: `advisor ingest --rebuild`, which calls reset_embedded_files.
+
+chromadb is imported when a client is first needed (ingest, a Chroma server, a first read of a collection): it costs
+most of a second, and an embedded index that was read before opens from its stored copy (snapshot_files.py), finding
+the pointer by reading chroma.sqlite3 directly (embedded_pointer).
 """
 
 from __future__ import annotations
@@ -22,9 +26,11 @@ import os
 import re
 import secrets
 import shutil
+import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Any
+from contextlib import closing, contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from service.config import Settings
@@ -34,12 +40,9 @@ from service.errors import IndexCorruptError, RetrievalError
 # (Settings(anonymized_telemetry=False) below covers the client; this covers import-time code).
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
-import chromadb  # noqa: E402  (must follow the telemetry default above)
-from chromadb.api import ClientAPI  # noqa: E402
-from chromadb.api.models.Collection import Collection  # noqa: E402
-from chromadb.config import Settings as ChromaSettings  # noqa: E402
-from chromadb.api.shared_system_client import SharedSystemClient  # noqa: E402
-from chromadb.errors import NotFoundError  # noqa: E402
+if TYPE_CHECKING:
+    from chromadb.api import ClientAPI
+    from chromadb.api.models.Collection import Collection
 
 BUILD_PREFIX = "advisor-kb-"
 POINTER_NAME = "advisor-index-pointer"
@@ -68,6 +71,9 @@ def backend_failure(settings_or_location: Settings | str, action: str, exc: Base
 
 
 def connect(settings: Settings) -> ClientAPI:
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
     chroma_settings = ChromaSettings(anonymized_telemetry=False)
     try:
         if settings.chroma_url:
@@ -94,6 +100,8 @@ def reset_embedded_files(settings: Settings) -> list[str]:
     """
     if settings.chroma_url:
         raise RetrievalError("a Chroma server's files are repaired on the server, not by `advisor ingest --rebuild`")
+    from chromadb.api.shared_system_client import SharedSystemClient
+
     index_dir = settings.index_dir
     # This process may hold the damaged store open; drop Chroma's cached handle so the next client opens the new files.
     system = SharedSystemClient._identifier_to_system.pop(str(index_dir), None)
@@ -119,27 +127,87 @@ def _backend_errors(action: str, location: str) -> Iterator[None]:
     """Chroma's own errors (server gone, disk full) become RetrievalError: HTTP 503, CLI exit 1."""
     try:
         yield
-    except (NotFoundError, RetrievalError):
+    except RetrievalError:
         raise
     except Exception as exc:
+        if is_not_found(exc):
+            raise
         raise backend_failure(location, action, exc) from exc
+
+
+def is_not_found(exc: BaseException) -> bool:
+    """Whether Chroma said a collection does not exist (only asked after a Chroma call, so chromadb is loaded)."""
+    from chromadb.errors import NotFoundError
+
+    return isinstance(exc, NotFoundError)
+
+
+# The pointer and the active collection's metadata, as Chroma 1.x keeps them in chroma.sqlite3 (the version is pinned;
+# a schema this query does not fit makes embedded_pointer answer None, and the client is asked instead).
+_POINTER_SQL = """SELECT m.str_value FROM collections c JOIN collection_metadata m ON m.collection_id = c.id
+WHERE c.name = ? AND m.key = 'active'"""
+_METADATA_SQL = """SELECT m.key, m.str_value, m.int_value, m.float_value, m.bool_value
+FROM collections c JOIN collection_metadata m ON m.collection_id = c.id WHERE c.name = ?"""
+
+
+def embedded_pointer(index_dir: Path) -> tuple[str, dict[str, Any]] | None:
+    """(the active collection's name, its metadata) read from an embedded store's SQLite file without chromadb, or None
+    whenever that read is not sure: no store or no pointer, a pointer to a missing collection, a file shorter than its
+    own header says (a torn write), one SQLite cannot read. The caller then asks Chroma, which also names any damage."""
+    path = index_dir / "chroma.sqlite3"
+    try:
+        size = path.stat().st_size
+        with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=1)) as db:
+            pages = db.execute("PRAGMA page_count").fetchone()[0] * db.execute("PRAGMA page_size").fetchone()[0]
+            if not pages or pages > size:
+                return None
+            row = db.execute(_POINTER_SQL, (POINTER_NAME,)).fetchone()
+            if row is None or not row[0]:
+                return None
+            metadata: dict[str, Any] = {}
+            for key, text, integer, real, flag in db.execute(_METADATA_SQL, (row[0],)):
+                metadata[key] = text if text is not None else integer if integer is not None else real if real is not None else (
+                    None if flag is None else bool(flag))
+    except (OSError, sqlite3.Error):
+        return None
+    return (row[0], metadata) if metadata else None
 
 
 class ChromaStore:
     def __init__(self, settings: Settings) -> None:
-        self.client = connect(settings)
+        self._settings = settings
         self.location = settings.chroma_url or str(settings.index_dir)
         # Embedded: the index's vectors can be held in the searching process (see KnowledgeIndex).
         self.embedded = not settings.chroma_url
+        self.index_dir = settings.index_dir
+        # A server is connected now, so a bad CHROMA_URL fails here; an embedded store when a client is first needed.
+        self._client: ClientAPI | None = None if self.embedded else connect(settings)
+
+    @property
+    def client(self) -> ClientAPI:
+        if self._client is None:
+            self._client = connect(self._settings)
+        return self._client
 
     # -- the pointer ---------------------------------------------------------
     def active_name(self) -> str | None:
+        if self.embedded and (found := embedded_pointer(self.index_dir)) is not None:
+            return found[0]
         with _backend_errors("reading the active-index pointer", self.location):
             try:
                 pointer = self.client.get_collection(POINTER_NAME, embedding_function=None)
-            except NotFoundError:
-                return None
+            except Exception as exc:
+                if is_not_found(exc):
+                    return None
+                raise
             return (pointer.metadata or {}).get("active")
+
+    def active_manifest(self) -> dict[str, Any] | None:
+        """The active collection's metadata (ingest.py's manifest), or None before the first complete ingest."""
+        if self.embedded and (found := embedded_pointer(self.index_dir)) is not None:
+            return found[1]
+        active = self.active()
+        return None if active is None else dict(active.metadata or {})
 
     def active(self) -> Collection | None:
         """The collection the pointer names, or None before the first complete ingest."""
@@ -149,8 +217,10 @@ class ChromaStore:
         with _backend_errors("opening the active index", self.location):
             try:
                 return self.client.get_collection(name, embedding_function=None)
-            except NotFoundError:
-                return None
+            except Exception as exc:
+                if is_not_found(exc):
+                    return None
+                raise
 
     def activate(self, collection: Collection) -> None:
         """Flip the pointer: one metadata write, atomic in both the embedded and the server store."""
@@ -178,5 +248,6 @@ class ChromaStore:
         with _backend_errors(f"deleting collection {name}", self.location):
             try:
                 self.client.delete_collection(name)
-            except NotFoundError:
-                pass
+            except Exception as exc:
+                if not is_not_found(exc):
+                    raise

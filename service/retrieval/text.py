@@ -65,14 +65,22 @@ def _ensure_jieba() -> None:
         _segmenter_ready = True
 
 
+def load_dictionary() -> None:
+    """jieba's dictionary with our terms, now rather than at the first Chinese text (about a second, holding the GIL)."""
+    _ensure_jieba()
+
+
 def normalize(text: str) -> str:
     """NFKC folds full-width letters and digits (Ａ１００ -> A100); lowercase for matching."""
     return unicodedata.normalize("NFKC", text).lower()
 
 
+CJK_RUN_PATTERN = re.compile(_CJK_RUN)
+
+
 def query_language(text: str) -> str:
     """'zh' when the text contains Chinese characters (mixed questions are Chinese with English terms), else 'en'."""
-    return "zh" if re.search(_CJK_RUN, text) else "en"
+    return "zh" if CJK_RUN_PATTERN.search(text) else "en"
 
 
 def _stem(word: str) -> str:
@@ -142,12 +150,19 @@ def snippet(text: str, query_terms: set[str], limit: int = SNIPPET_CHARS, *, sen
     return window
 
 
+FENCE_OR_HEADING_LINE = re.compile(r"^\s*(```|~~~|#+\s).*$", re.MULTILINE)
+LIST_MARKER = re.compile(r"^\s*([-*+]|\d+\.)\s+", re.MULTILINE)
+MARKUP = re.compile(r"[*`|]+|(?<![a-z0-9])_+|_+(?![a-z0-9])", re.IGNORECASE)
+WHITESPACE = re.compile(r"\s+")
+SNIPPET_SENTENCE_END = re.compile(r"(?<=[。！？；])|(?<=[.!?;])\s+")
+
+
 def _plain_sentences(text: str) -> list[str]:
-    plain = re.sub(r"^\s*(```|~~~|#+\s).*$", " ", text, flags=re.MULTILINE)  # fences and heading lines
-    plain = re.sub(r"^\s*([-*+]|\d+\.)\s+", "", plain, flags=re.MULTILINE)  # list markers
-    plain = re.sub(r"[*`|]+|(?<![a-z0-9])_+|_+(?![a-z0-9])", "", plain, flags=re.IGNORECASE)  # emphasis, code, tables
-    plain = re.sub(r"\s+", " ", plain).strip()
-    parts = re.split(r"(?<=[。！？；])|(?<=[.!?;])\s+", plain)
+    plain = FENCE_OR_HEADING_LINE.sub(" ", text)  # fences and heading lines
+    plain = LIST_MARKER.sub("", plain)  # list markers
+    plain = MARKUP.sub("", plain)  # emphasis, code, tables
+    plain = WHITESPACE.sub(" ", plain).strip()
+    parts = SNIPPET_SENTENCE_END.split(plain)
     return [p.strip() for p in parts if p and p.strip()]
 
 

@@ -1,8 +1,9 @@
-"""The index's BM25 tokens, cached on disk: jieba over about 5,000 sections costs seconds at every start.
+"""The index's BM25 tokens and the BM25 index built from them, cached on disk: jieba over about 5,000 sections costs
+seconds at every start, and building the index half a second more.
 
-The cache file is named by a digest of the texts and of the tokenizer's own definition (text.py, terms.py and
-jieba's version), so any change to either re-tokenizes. A missing, unreadable or foreign file is rebuilt; a data
-directory that cannot be written is only slower, never wrong.
+The cache files are named by a digest of the texts and of the tokenizer's own definition (text.py, terms.py and
+jieba's version), the index's also by bm25.py and bm25s's version, so any change to either re-tokenizes or rebuilds.
+A missing, unreadable or foreign file is rebuilt; a data directory that cannot be written is only slower, never wrong.
 """
 
 from __future__ import annotations
@@ -13,12 +14,32 @@ import os
 import threading
 from pathlib import Path
 
+from importlib import metadata
+
 import jieba
 
-from service.retrieval import terms, text
+from service.retrieval import bm25, terms, text
+from service.retrieval.bm25 import BM25
 from service.retrieval.text import tokenize
 
 PREFIX = "tokens-"
+INDEX_PREFIX = "bm25-"
+
+
+def bm25_index(texts: list[str], cache_dir: Path | None) -> BM25:
+    """BM25 over tokenize(t) of every text, read from the cache when it was built from exactly these texts and code."""
+    if cache_dir is None:
+        return BM25(tokenized(texts, None))
+    definition = hashlib.sha256(Path(bm25.__file__).read_bytes() + metadata.version("bm25s").encode()).hexdigest()[:8]
+    path = cache_dir / f"{INDEX_PREFIX}{_digest(texts)}-{definition}.npz"
+    index = BM25.load(path)
+    if index is None:
+        index = BM25(tokenized(texts, cache_dir))
+        index.save(path)
+        for stale in cache_dir.glob(f"{INDEX_PREFIX}*.npz"):
+            if stale != path and ".tmp" not in stale.name:
+                stale.unlink(missing_ok=True)
+    return index
 
 
 def tokenized(texts: list[str], cache_dir: Path | None) -> list[list[str]]:

@@ -13,7 +13,8 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
+from service import yaml_files
+
 
 from service.catalog.terms import Spelling, TermFinder
 from service import budget
@@ -248,4 +249,4 @@ def _rule_words(raw: dict, rules: tuple[EvidenceRule, ...], path: Path) -> dict[
 
 def _read(path: Path) -> dict:
     with path.open(encoding="utf-8") as handle:
-        return yaml.safe_load(handle) or {}
+        return yaml_files.safe_load(handle) or {}

@@ -16,8 +16,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-from service import budget
+from service import budget, yaml_files
 
 DATA_DIR = Path(__file__).parent / "data"
 LANGUAGES = ("en", "zh")
@@ -58,7 +57,7 @@ def read_alternatives(data_dir: Path = DATA_DIR) -> dict[str, dict]:
     data = {}
     for lang in LANGUAGES:
         path = data_dir / lang / FILE_NAME
-        loaded = yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else None
+        loaded = yaml_files.safe_load(path.read_text(encoding="utf-8")) if path.exists() else None
         data[lang] = loaded or {}
     return data
 

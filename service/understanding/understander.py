@@ -336,13 +336,17 @@ class RoutedUnderstander:
         return Clarification(question=registry.message(lang, "clarify", first=first, second=second), suggestions=[first, second])
 
 
+LONG_LATIN_WORD = re.compile(r"[A-Za-z]{3,}")
+ANY_DIGIT = re.compile(r"\d")
+
+
 def _language_kept(text: str, state: dict[str, Any] | None) -> Language | None:
     """A short follow-up of settings and numbers ("bf16, bs=8, seq 2048") has no sentence frame of its own: it keeps the
     conversation's language instead of reading as English for its Latin abbreviations."""
     previous = (state or {}).get("language")
     if previous != "zh" or CJK_CHAR.search(text) or len(text) > SETTINGS_ONLY_CHARS:
         return None
-    words = [w for w in re.findall(r"[A-Za-z]{3,}", text) if not re.search(r"\d", w)]
+    words = [w for w in LONG_LATIN_WORD.findall(text) if not ANY_DIGIT.search(w)]
     return previous if len(words) <= SETTINGS_ONLY_WORDS else None
 
 

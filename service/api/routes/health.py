@@ -39,7 +39,7 @@ def _problem(part: str, message: str, repair: str | None = None, *, permanent: b
 
 
 def check_index(runtime: Any) -> tuple[bool, dict[str, Any] | None]:
-    if runtime.index_ready:
+    if runtime.ready:  # the index open and the start's preparation done (service/runtime.py)
         return True, None
     error = getattr(runtime, "_index_error", None)
     if error is None:

@@ -13,8 +13,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from service import yaml_files
 from service.assistant.capabilities.base import Finding, capability
 from service.assistant.capabilities.job import case_of, engine_of
 from service.assistant.handlers.base import Context
@@ -32,9 +31,13 @@ PLACEHOLDER = re.compile(r"\{(\w+)\}")
 MAX_COMMANDS = 4
 
 
+EMPTY_BRACKETS = re.compile(r"\s*[（(]\s*[)）]")
+SPACE_RUN = re.compile(r" {2,}")
+
+
 @cache
 def explanations() -> dict[str, dict[str, Any]]:
-    return yaml.safe_load(DATA.read_text(encoding="utf-8"))
+    return yaml_files.safe_load(DATA.read_text(encoding="utf-8"))
 
 
 OPTIONAL = re.compile(r"\[\[(.*?)\]\]")
@@ -45,8 +48,8 @@ def fill(template: str, values: dict[str, Any]) -> str:
     names; any other placeholder the case has no value for is left out with its brackets."""
     template = OPTIONAL.sub(lambda m: m.group(1) if all(values.get(n) not in (None, "") for n in PLACEHOLDER.findall(m.group(1))) else "", template)
     text = PLACEHOLDER.sub(lambda m: str(values.get(m.group(1), "")), template)
-    text = re.sub(r"\s*[（(]\s*[)）]", "", text)  # "(status )" with no status
-    return re.sub(r" {2,}", " ", text).replace(" :", ":").replace(" .", ".")
+    text = EMPTY_BRACKETS.sub("", text)  # "(status )" with no status
+    return SPACE_RUN.sub(" ", text).replace(" :", ":").replace(" .", ".")
 
 
 def source_hit(key: str, lang: str, source: dict[str, str], text: str) -> Hit:

@@ -15,8 +15,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from service import yaml_files
 from service.assistant.capabilities.base import Finding, capability
 from service.assistant.capabilities.diagnose import source_hit
 from service.assistant.capabilities.job import SERVING_FACTS, card, case_of, engine_of, model_payload, record_facts
@@ -32,7 +31,7 @@ COUNTS = (1, 2, 4, 8, 16, 32, 64)
 
 @cache
 def engines() -> dict[str, dict[str, Any]]:
-    return yaml.safe_load(ENGINES.read_text(encoding="utf-8"))
+    return yaml_files.safe_load(ENGINES.read_text(encoding="utf-8"))
 
 
 def _engine(ctx: Context) -> tuple[str, dict[str, Any]] | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-import yaml
+from service import yaml_files
 
 DATA = Path(__file__).parent / "data" / "table.yaml"
 
@@ -15,7 +15,7 @@ Plan = tuple[tuple[str, ...], tuple[str, ...]]  # (capabilities, fallback)
 
 @cache
 def rows() -> tuple[tuple[str, frozenset[str] | None, Plan], ...]:
-    data = yaml.safe_load(DATA.read_text(encoding="utf-8"))["rows"]
+    data = yaml_files.safe_load(DATA.read_text(encoding="utf-8"))["rows"]
     return tuple((row["subject"], None if row["acts"] == "any" else frozenset(row["acts"]),
                   (tuple(row["capabilities"]), tuple(row.get("fallback") or ()))) for row in data)
 

@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
 
+from service import yaml_files
 from service.assistant.understand import INJECTION
 from service.contract import Block, BulletsBlock, ChecklistBlock, ChecklistStep
 from service import budget
@@ -27,7 +27,7 @@ CUES = Path(__file__).with_name("faq_cues.yaml")
 
 @budget.loader
 def _cues() -> dict[str, dict[str, list[str]]]:
-    return yaml.safe_load(CUES.read_text(encoding="utf-8"))
+    return yaml_files.safe_load(CUES.read_text(encoding="utf-8"))
 
 
 def _alternatives(name: str) -> str:
@@ -70,10 +70,13 @@ class Passage:
     is_code: bool = False
 
 
+CODE_WORD = re.compile(r"[a-z0-9][a-z0-9_.+-]*")
+
+
 def terms(text: str) -> set[str]:
     """Latin words and CJK bigrams: enough overlap signal without a tokenizer."""
     lowered = text.lower()
-    words = {w for w in re.findall(r"[a-z0-9][a-z0-9_.+-]*", lowered) if w not in STOP_EN and len(w) > 1}
+    words = {w for w in CODE_WORD.findall(lowered) if w not in STOP_EN and len(w) > 1}
     cjk = "".join(CJK.findall(lowered))
     return words | {cjk[i : i + 2] for i in range(len(cjk) - 1)}
 
@@ -90,14 +93,18 @@ def units(chunk_text: str) -> list[tuple[str, bool]]:
     return out
 
 
+LIST_MARKER = re.compile(r"^(?:[-*+]|\d+[.)])\s+")
+SENTENCE_END = re.compile(r"(?<=[。！？])|(?<=[.!?])\s+(?=[A-Z\u4e00-\u9fff])")
+
+
 def _sentences(text: str) -> list[str]:
     pieces: list[str] = []
     for line in text.splitlines():
         line = line.strip()
         if not line or line.startswith("#") or line.startswith("|---"):
             continue
-        line = re.sub(r"^(?:[-*+]|\d+[.)])\s+", "", line)
-        for sentence in re.split(r"(?<=[。！？])|(?<=[.!?])\s+(?=[A-Z\u4e00-\u9fff])", line):
+        line = LIST_MARKER.sub("", line)
+        for sentence in SENTENCE_END.split(line):
             sentence = sentence.strip()
             if len(sentence) >= 8:
                 pieces.append(sentence)

@@ -244,11 +244,19 @@ def _part_answers(
     read from when it is not the whole question (a follow-up's own message, the question it follows being context)."""
     out: list[int] = []
     shown = [i for i, u in enumerate(candidates) if not u.hidden]
-    for part in question_parts(question if asked is None else asked):
+    parts = question_parts(question if asked is None else asked)
+    # Every part's vector in one call: the encoder runs once for all the parts, not once per part.
+    part_vectors = embed(parts) if embed is not None and parts else None
+    for n, part in enumerate(parts):
         scored = [replace(u) for u in candidates]
-        _score(part, hits, scored, embed, vectors)
+        _score(part, hits, scored, _knowing(embed, part, part_vectors[n]) if part_vectors is not None else embed, vectors)
         out.append(max(shown, key=lambda i: scored[i].relevance + candidates[i].relevance))
     return out
+
+
+def _knowing(embed: Embed, text: str, vector: np.ndarray) -> Embed:
+    """embed, with text's vector already known."""
+    return lambda texts: vector[None, :] if texts == [text] else embed(texts)  # type: ignore[misc]
 
 
 def _coverage(asked: set[str], text: str) -> float:

@@ -5,6 +5,7 @@ one thing. Split from faq_answer.py, which scores and picks the sentences; all f
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from service.assistant.compose.extract import DEFINE_ASK, DEFINITION, DIFFERENCE_ASK, JUDGE_ASK, REMEDY_ASK, SIDES, WORTH_ASK
 from service.retrieval.text import term_set
@@ -45,15 +46,44 @@ def same_template(one: str, other: str) -> bool:
     return bool(a and b) and len(a & b) / len(a | b) >= SAME_TEMPLATE
 
 
-def sides_of(question: str) -> list[re.Pattern[str]]:
-    """The two things a "difference between A and B" question compares, as whole-word patterns; none otherwise."""
+@dataclass(frozen=True)
+class WholeWord:
+    """A side of "A vs B" found as a whole word, ignoring case: the user's own words, so found by a string search rather
+    than a pattern compiled for each question. `pattern` is the side as asked; search returns where it starts, or None."""
+
+    pattern: str
+
+    def search(self, text: str) -> _Found | None:
+        lowered, word = text.lower(), self.pattern.lower()
+        at = lowered.find(word)
+        while at != -1:
+            end = at + len(word)
+            if not (at and _WORD_CHAR.match(lowered[at - 1])) and not (end < len(lowered) and _WORD_CHAR.match(lowered[end])):
+                return _Found(at)
+            at = lowered.find(word, at + 1)
+        return None
+
+
+@dataclass(frozen=True)
+class _Found:
+    at: int
+
+    def start(self) -> int:
+        return self.at
+
+
+_WORD_CHAR = re.compile(r"[a-z0-9]")
+
+
+def sides_of(question: str) -> list[WholeWord]:
+    """The two things a "difference between A and B" question compares, found as whole words; none otherwise."""
     found = SIDES.search(question) if DIFFERENCE_ASK.search(question) else None
     if not found or found.group(1).lower() == found.group(2).lower():
         return []
-    return [re.compile(rf"(?<![A-Za-z0-9]){re.escape(side)}(?![A-Za-z0-9])", re.I) for side in found.groups()]
+    return [WholeWord(side) for side in found.groups()]
 
 
-def explains_uncovered_side(text: str, chosen: list[str], sides: list[re.Pattern[str]]) -> bool:
+def explains_uncovered_side(text: str, chosen: list[str], sides: list[WholeWord]) -> bool:
     """A sentence whose subject is a side of "A vs B" ("DDP keeps a full replica…") that no chosen sentence has as its
     subject yet. A mention elsewhere ("plain DDP stops fitting at 5B", "NO_SHARD: same as DDP") explains neither side."""
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import yaml
 
+from service import yaml_files
 from service.assistant import consult, cues
 from service.assistant.compose import extract
 from service.assistant.compose.fmt import big, duration, gib, model_label, money, num, pct
@@ -32,7 +32,7 @@ from service.contract import BulletsBlock, LeadBlock, NoticeBlock, ParagraphBloc
 from service.sizing.cost import CAPEX_PER_GPU_USD, DEFAULT_FX_CNY_PER_USD
 
 FILE = "workload_archetypes.yaml"
-ORDER = tuple(yaml.safe_load((cues.DIRECTORY / FILE).read_text(encoding="utf-8")))  # the file's order is the priority
+ORDER = tuple(yaml_files.safe_load((cues.DIRECTORY / FILE).read_text(encoding="utf-8")))  # the file's order is the priority
 PERSONAL_CARDS = ("rtx-4090", "rtx-3090")  # 24 GB consumer cards sold retail
 PERSONAL_PARAMS_B = 8.0  # a small LLM a hobbyist fine-tunes: the 7-8B class (Llama 3.1 8B, Qwen2.5 7B)
 PERSONAL_MAX_PARAMS = 15e9  # LoRA/QLoRA of up to the 13-14B class fits one 24 GB card

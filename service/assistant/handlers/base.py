@@ -109,16 +109,22 @@ class Context:
             raise Cancelled()
         budget.check(f"handler:{self.understanding.intent}")
 
+    def asked(self) -> str:
+        """The question in the user's own words: for a message that pastes a command or a log, the prose and what the
+        case reader found in the paste (signatures, engine, launcher), not the paste's lines. Retrieval and the FAQ
+        composer read this same text, so the encoder runs on it once."""
+        case = getattr(self.understanding, "case", None)
+        if case is None or not case.artefacts or not case.prose.strip():
+            return self.text
+        found = " ".join(dict.fromkeys([*(s.replace("_", " ") for s in case.signatures[:2]), *(str(case.get(n)) for n in ("engine", "launcher") if case.get(n))]))
+        return f"{case.prose} {found}".strip()
+
     def retrieve(self, query: str | None = None, *, k: int = 3, topics: list[str] | None = None) -> list:
         # Pasted logs make poor queries: the question is in the first lines.
         if query is None:
             # A follow-up ("Slurm 上呢？") is searched together with the question it follows; a message that pastes a command or
             # a log is searched by the user's own words and what the case reader found in the paste, not by the log's lines.
-            asked = self.text
-            case = getattr(self.understanding, "case", None)
-            if case is not None and case.artefacts and case.prose.strip():
-                found = " ".join(dict.fromkeys([*(s.replace("_", " ") for s in case.signatures[:2]), *(str(case.get(n)) for n in ("engine", "launcher") if case.get(n))]))
-                asked = f"{case.prose} {found}".strip()
+            asked = self.asked()
             query = f"{self.understanding.context} {asked}" if self.understanding.context else asked
         text = query[:MAX_QUERY_CHARS]
         self.check_cancelled()

@@ -8,8 +8,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
 
+from service import yaml_files
 from service.assistant.compose import extract, sizing
 from service.assistant.compose.work import assumptions, warnings
 from service.assistant.handlers import diagnosis_tools
@@ -29,17 +29,22 @@ NV_LINKS_TO_GPU = {18: "h100-sxm", 12: "a100-80gb-sxm", 8: "h800"}
 CROSS_NODE = re.compile(r"跨机|跨节点|多机|机间|inter-?node|cross-?node|across (?:the )?nodes|multi-?node|between (?:the )?nodes", re.I)
 
 
+TOPOLOGY_HEADER = re.compile(r"\bGPU0\s+GPU1\b")
+GPU_COLUMN = re.compile(r"GPU\d+")
+TOPOLOGY_ROW = re.compile(r"^\s*GPU(\d+)\s+(.*)$")
+
+
 def parse_topology(text: str) -> dict | None:
     """GPU-to-GPU cells of `nvidia-smi topo -m`: which pairs have NVLink (NV#) and which fall back to PCIe/SYS."""
     lines = [line.rstrip() for line in text.splitlines() if line.strip()]
-    header = next((i for i, line in enumerate(lines) if re.search(r"\bGPU0\s+GPU1\b", line)), None)
+    header = next((i for i, line in enumerate(lines) if TOPOLOGY_HEADER.search(line)), None)
     if header is None:
         return None
-    columns = [c for c in lines[header].split() if re.fullmatch(r"GPU\d+", c)]
+    columns = [c for c in lines[header].split() if GPU_COLUMN.fullmatch(c)]
     n = len(columns)
     matrix: dict[int, list[str]] = {}
     for line in lines[header + 1:]:
-        m = re.match(r"^\s*GPU(\d+)\s+(.*)$", line)
+        m = TOPOLOGY_ROW.match(line)
         if not m:
             continue
         cells = m.group(2).split()[:n]
@@ -94,7 +99,7 @@ class Signature:
 
 @budget.loader
 def signatures() -> tuple[Signature, ...]:
-    raw = yaml.safe_load(SIGNATURES_FILE.read_text(encoding="utf-8"))
+    raw = yaml_files.safe_load(SIGNATURES_FILE.read_text(encoding="utf-8"))
     return tuple(
         Signature(name, re.compile(spec["pattern"], re.IGNORECASE), dict(spec["label"]), dict(spec["query"]), tuple(spec.get("topics") or ()),
                   tuple(spec.get("commands") or ()), tuple(spec.get("covered_by") or ()), spec.get("explain"))
@@ -156,7 +161,10 @@ def _signature(ctx: Context, found: list[tuple[Signature, str]]) -> Draft:
     blocks: list[Block] = [LeadBlock(text=lead), *explained, *computed]
     cited: list = []
     if hits:
-        found_blocks, cited = passages(ctx, f"{ctx.text} {first.query[lang]}", hits, skip=extract.INJECTION.search)
+        # The passages answer what was searched, the signature's query with the start of the message, as one reading (one
+        # encoder run for the search and the sentences' scores; not split into parts). Blind sets 16-21 and the tuned
+        # conversation set score the same as with the whole message appended (expert pass, intent, fact recall).
+        found_blocks, cited = passages(ctx, query, hits, skip=extract.INJECTION.search, asked="")
         blocks += found_blocks
     commands = list(dict.fromkeys(c for sig, _ in found for c in sig.commands))[:4]
     if commands:
@@ -198,8 +206,11 @@ def _bandwidth(ctx: Context, measured: float, parsed: dict | None) -> Draft:
         say("diagnostics.follow_nccl_debug", ctx.lang), say("diagnostics.follow_nvlink_health", ctx.lang)])
 
 
+GPU_TOKEN = re.compile(r"[A-Za-z]+\d+[A-Za-z]*")
+
+
 def _gpu_in(ctx: Context, device: str):
-    for token in re.findall(r"[A-Za-z]+\d+[A-Za-z]*", device):
+    for token in GPU_TOKEN.findall(device):
         found = ctx.catalog.find_gpu(token)
         if found:
             return found

@@ -35,6 +35,7 @@ ENCODERS = (
     ("e5-large", r"e5[- ]?large", 335e6, "https://huggingface.co/intfloat/e5-large-v2"),
     ("all-MiniLM-L6-v2", r"minilm", 22.7e6, "https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2"),
 )
+ENCODER_NAMES = tuple(re.compile(spelling, re.I) for _, spelling, _, _ in ENCODERS)
 DEFAULT_ENCODER = 1  # bge-large: the usual open-weights choice
 # What follows a count of documents: an optional spelled-out scale, then the unit.
 DOCS = re.compile(r"\s*(thousand|million|billion)?\s*(?:条|篇|份|个|docs?\b|documents?|passages?|chunks?|texts?|records?|rows?|pages?|sentences?|items?)", re.I)
@@ -61,7 +62,7 @@ def answer(ctx: Context) -> Draft | None:
         return None
     lang, text = ctx.lang, ctx.text
     notes: list[str] = []
-    named = next((e for e in ENCODERS if re.search(e[1], text, re.I)), None)
+    named = next((e for e, pattern in zip(ENCODERS, ENCODER_NAMES, strict=True) if pattern.search(text)), None)
     name, _, params, source = named or ENCODERS[DEFAULT_ENCODER]
     if named is None:
         notes.append(say("embedding.assumed_encoder", lang, model=name, params=num(params / 1e6)))

@@ -31,26 +31,19 @@ def follow_ups_for(ctx: Context, hits: list) -> list[str]:
 SUBJECT_RULES = ("apple_silicon", "named_formula", "storage_bandwidth_need")
 
 
-def passages(ctx: Context, question: str, hits: list, *, limit: int | None = None, skip=None, max_points: int | None = None) -> tuple[list, list]:
+def passages(ctx: Context, question: str, hits: list, *, limit: int | None = None, skip=None, max_points: int | None = None,
+             asked: str | None = None) -> tuple[list, list]:
     """The knowledge's answer to `question` from `hits` as blocks to put inside another answer (a direct sentence, then up to
-    `limit` points), with the hits it cites; nothing when no sentence answers it."""
+    `limit` points), with the hits it cites; nothing when no sentence answers it. asked: the words split into parts to
+    answer one by one (compose_faq), "" for none."""
     kwargs = {"skip": skip} if skip else {}
     if max_points is not None:
         kwargs["max_points"] = max_points
-    answer = compose_faq(question, ctx.lang, hits, getattr(ctx.index, "embed", None), **kwargs)
+    answer = compose_faq(question, ctx.lang, hits, getattr(ctx.index, "embed", None), asked=asked, **kwargs)
     if not answer.lead:
         return [], []
     points = answer.points[:limit] if limit else answer.points
     return [ParagraphBlock(text=answer.lead), *([BulletsBlock(items=points)] if points else [])], answer.cited_hits
-
-
-def _asked(ctx: Context) -> str:
-    """The question in the user's own words: the prose and what the case reader found in a paste, not the paste's lines."""
-    case = getattr(ctx.understanding, "case", None)
-    if case is not None and case.artefacts and case.prose.strip():
-        found = " ".join(s.replace("_", " ") for s in case.signatures[:2])
-        return f"{case.prose} {found}".strip()
-    return ctx.text
 
 
 def faq(ctx: Context) -> Draft:
@@ -60,7 +53,7 @@ def faq(ctx: Context) -> Draft:
         return Draft(blocks=[LeadBlock(text=say("knowledge.not_found", ctx.lang))], show_sources=False)
     # The sentences that answer the question, across the top sections (compose/faq_answer.py); a follow-up
     # ("Slurm 上呢？") is read together with the question it follows, as retrieval read it.
-    own = _asked(ctx)
+    own = ctx.asked()
     hits = about_the_question(own, hits)  # only passages that name what the question names (compose/relevance.py)
     question = f"{ctx.understanding.context} {own}" if ctx.understanding.context else own
     asked = own if ctx.understanding.context else None

@@ -22,6 +22,7 @@ from service.contract import ParagraphBlock
 I = re.IGNORECASE
 _N = r"(\d[\d,]*(?:\.\d+)?)"
 _PER_SEQUENCE = r"(?:per\s+(?:user|stream|sequence|request|session|conversation)|each\s+user|每(?:个|位)?(?:用户|路|请求|会话|人)|单路|单用户|每路)"
+PER_SEQUENCE = re.compile(_PER_SEQUENCE, I)
 _TOKENS = r"(?:tokens?|toks?|个\s*token|字)"
 RATE = [
     re.compile(rf"{_N}\s*{_TOKENS}\s*(?:/\s*s(?:ec)?\b|per\s+sec(?:ond)?|每秒|/\s*秒)", I),
@@ -64,7 +65,7 @@ def per_sequence_target(text: str) -> tuple[str, float] | None:
         rate = float(m.group(1).replace(",", ""))
         around = text[max(0, m.start() - 20) : m.end() + 20]
         # "2,000 tokens/s in total" is the fleet's throughput; 20 tokens/s with no such word is what one user sees.
-        if re.search(_PER_SEQUENCE, around, I) or (not AGGREGATE.search(around) and rate <= 200):
+        if PER_SEQUENCE.search(around) or (not AGGREGATE.search(around) and rate <= 200):
             return "rate", rate
     return None
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import yaml
 
+from service import yaml_files
 from service.assistant import cues
 from service.assistant.compose.fmt import money, num, pct
 from service.assistant.compose.work import warnings
@@ -29,7 +29,7 @@ I = re.IGNORECASE
 @budget.loader
 def _platforms() -> list[tuple[re.Pattern[str], str, str | None]]:
     """service/assistant/rental_platforms.yaml: pattern, name echoed, catalog provider id."""
-    rows = yaml.safe_load((Path(__file__).parents[1] / "rental_platforms.yaml").read_text(encoding="utf-8"))
+    rows = yaml_files.safe_load((Path(__file__).parents[1] / "rental_platforms.yaml").read_text(encoding="utf-8"))
     return [(re.compile(row["pattern"], I), str(row["name"]), row["provider"]) for row in rows]
 
 

@@ -32,6 +32,9 @@ DGX_H100_GPU = "h100-sxm"  # the datasheet's eight GPUs, whose TDP the catalog h
 CARD_COUNT = re.compile(r"(\d{1,2})\s*(?:张|块|卡|x\b|×|cards?\b|gpus?\b)", re.I)
 
 
+FIGURE = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
 def spec(ctx: Context) -> Draft:
     s = ctx.slots
     gpu_ids = list(dict.fromkeys([*([s.gpu] if s.gpu else []), *(s.compare_gpus or [])]))[:MAX_GPUS]
@@ -50,7 +53,7 @@ def spec(ctx: Context) -> Draft:
         leads.append(say("spec.lead", lang, gpu=gpu.name, facts=sep.join(f"{f.label} {f.text}" for f in found[:3])))
         rows += [[TableCell(text=gpu.name), TableCell(text=f.label), TableCell(text=f.text, value=f.value)] for f in found]
         # Every figure shown (including halves and unit conversions of catalog values) is recorded as looked up.
-        shown = [float(x.replace(",", "")) for f in found for x in re.findall(r"\d[\d,]*(?:\.\d+)?", f.text)]
+        shown = [float(x.replace(",", "")) for f in found for x in FIGURE.findall(f.text)]
         ctx.record("catalog-lookup", {"gpu": gpu.id, "attributes": attributes},
                    {"values": {f"{f.attribute}:{f.label}": f.value for f in found if f.value is not None}, "figures": shown})
     columns = [TableColumn(key="gpu", label="GPU"), TableColumn(key="item", label=say("spec.item", lang)),
@@ -89,6 +92,11 @@ def _export_contrast(ctx: Context, gpu_ids: list[str], attributes: list[str]) ->
                                    tf=num(tf)))
 
 
+def card_query(gpu_name: str) -> str:
+    """The search that finds a GPU's spec card (a fixed text: embedded with the index, service/assistant/fixed_texts.py)."""
+    return f"{gpu_name} specifications 规格"
+
+
 def _cards(ctx: Context, gpu_ids: list[str]) -> list:
     """The spec cards of the GPUs asked about, as citations: one search per GPU, so every entry shown has its source
     (one search for all names can fill its top k with one card's sections)."""
@@ -97,7 +105,7 @@ def _cards(ctx: Context, gpu_ids: list[str]) -> list:
     for gpu_id in gpu_ids:
         gpu = ctx.catalog.gpus[gpu_id]
         wanted = gpu_card_id(gpu)
-        for hit in ctx.retrieve(f"{gpu.name} specifications 规格", k=4, topics=["hardware"]):
+        for hit in ctx.retrieve(card_query(gpu.name), k=4, topics=["hardware"]):
             if hit.doc_id == wanted and hit.doc_id not in seen:
                 seen.add(hit.doc_id)
                 cards.append(hit)

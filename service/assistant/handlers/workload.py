@@ -250,6 +250,9 @@ CHECKPOINT = re.compile(r"checkpoint|ckpt|检查点|存档", re.I)
 KV_QUESTION = re.compile(r"kv[ _-]?cache|\bkv\b|键值缓存", re.I)
 
 
+SPOT_WORDS = re.compile(r"spot|竞价|抢占|preempt", re.I)
+
+
 def _cost(ctx: Context) -> Draft:
     s = ctx.slots
     if s.budget and (s.model or s.params_b) and not s.tokens and TOKENS_QUESTION.search(ctx.text):
@@ -257,7 +260,7 @@ def _cost(ctx: Context) -> Draft:
     if s.gpu_hours:
         result = _priced(ctx, {"gpu_hours": s.gpu_hours, "gpu": s.gpu, "gpus": 8, "currency": _currency(ctx), **quoted_price(ctx, _currency(ctx))})
         draft = _finish(ctx, result, topics=["cost", "spot"], notes=listed_price_note(ctx, result))
-        if re.search(r"spot|竞价|抢占|preempt", ctx.text, re.I):
+        if SPOT_WORDS.search(ctx.text):
             spot = ctx.run("cost", {"gpu_hours": s.gpu_hours, "gpu": s.gpu, "gpus": 8, "currency": _currency(ctx), "pricing": "spot"})
             if spot.cheapest:
                 draft.blocks.append(ParagraphBlock(text=say("workload.spot", ctx.lang, cost=money(spot.cheapest.total_cost, spot.currency),

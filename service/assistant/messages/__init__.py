@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
-from service import budget
+from service import budget, yaml_files
 
 DIRECTORY = Path(__file__).parent
 LANGUAGES = ("en", "zh")
@@ -18,9 +17,9 @@ LANGUAGES = ("en", "zh")
 
 @budget.loader
 def catalog(lang: str) -> dict[str, str]:
-    flat = _flatten(yaml.safe_load((DIRECTORY / f"{lang}.yaml").read_text(encoding="utf-8")))
+    flat = _flatten(yaml_files.safe_load((DIRECTORY / f"{lang}.yaml").read_text(encoding="utf-8")))
     for part in sorted(DIRECTORY.glob(f"*.{lang}.yaml")):
-        extra = _flatten(yaml.safe_load(part.read_text(encoding="utf-8")))
+        extra = _flatten(yaml_files.safe_load(part.read_text(encoding="utf-8")))
         clash = sorted(set(extra) & set(flat))
         if clash:
             raise ValueError(f"{part.name} repeats message keys: {clash[:5]}")

@@ -7,8 +7,7 @@ import re
 from functools import cache
 from pathlib import Path
 
-import yaml
-
+from service import yaml_files
 from service.understanding.case.model import Act, Part
 
 DATA = Path(__file__).parent / "data" / "acts.yaml"
@@ -21,7 +20,7 @@ MAX_PARTS = 6
 
 @cache
 def _cues() -> tuple[tuple[str, ...], dict[str, dict[str, tuple[re.Pattern[str], ...]]], dict[str, str]]:
-    data = yaml.safe_load(DATA.read_text(encoding="utf-8"))
+    data = yaml_files.safe_load(DATA.read_text(encoding="utf-8"))
     priority = tuple(data["priority"])
     table = {lang: {act: tuple(re.compile(p, re.IGNORECASE | re.ASCII) for p in data[lang].get(act, ())) for act in priority} for lang in ("en", "zh")}
     return priority, table, dict(data.get("acts_as") or {})

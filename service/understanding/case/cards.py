@@ -27,8 +27,11 @@ def _families(catalog_id: int, names: tuple[tuple[str, str, float], ...]) -> tup
     return pattern, variants
 
 
+MULTI_MEMORY_FAMILY = re.compile(r"(A100|A800|V100|H100|4060 Ti|A10G?|L40S?|A6000)", re.IGNORECASE)
+
+
 def _family_of(name: str) -> str | None:
-    match = re.search(r"(A100|A800|V100|H100|4060 Ti|A10G?|L40S?|A6000)", name, re.IGNORECASE)
+    match = MULTI_MEMORY_FAMILY.search(name)
     return match.group(1).upper() if match else None
 
 

@@ -8,15 +8,19 @@ import re
 from functools import cache
 from pathlib import Path
 
-import yaml
+from service import yaml_files
 
 DATA = Path(__file__).parent / "data" / "technical_terms.yaml"
 TOKEN = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z][A-Za-z0-9_.+/-]{1,60}(?![A-Za-z0-9_])")
 
 
+DIGIT_OR_UNDERSCORE = re.compile(r"\d|_")
+CAMEL_CASE = re.compile(r"[a-z][A-Z]")
+
+
 @cache
 def _vocabulary() -> tuple[frozenset[str], frozenset[str]]:
-    data = yaml.safe_load(DATA.read_text(encoding="utf-8"))
+    data = yaml_files.safe_load(DATA.read_text(encoding="utf-8"))
     return frozenset(t.lower() for t in data["technical"]), frozenset(t.lower() for t in data["too_common"])
 
 
@@ -28,7 +32,7 @@ def entities(text: str) -> set[str]:
         lowered = word.lower()
         if lowered in common or len(lowered) < 2:
             continue
-        shaped = bool(re.search(r"\d|_", word)) or (word.isupper() and len(word) >= 3) or bool(re.search(r"[a-z][A-Z]", word))
+        shaped = bool(DIGIT_OR_UNDERSCORE.search(word)) or (word.isupper() and len(word) >= 3) or bool(CAMEL_CASE.search(word))
         if lowered in technical or shaped:
             found.add(lowered)
     return found

@@ -8,8 +8,7 @@ import re
 from functools import cache
 from pathlib import Path
 
-import yaml
-
+from service import yaml_files
 from service.understanding.case.model import Fact
 
 DATA = Path(__file__).parent / "data" / "mentions.yaml"
@@ -17,7 +16,7 @@ DATA = Path(__file__).parent / "data" / "mentions.yaml"
 
 @cache
 def _patterns() -> list[tuple[str, re.Pattern[str]]]:
-    data = yaml.safe_load(DATA.read_text(encoding="utf-8"))
+    data = yaml_files.safe_load(DATA.read_text(encoding="utf-8"))
     return [(f"{kind}:{name}", re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE | re.ASCII))
             for kind, entries in data.items() for name, patterns in entries.items()]
 

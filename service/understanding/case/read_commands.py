@@ -27,8 +27,12 @@ ZERO_IN_NAME = re.compile(r"(?:zero|z|stage)[_-]?([0-3])(?![0-9])", re.I)
 GPU_LIST = re.compile(r"^\d+(?:,\d+)*$")
 
 
+LINE_CONTINUATION = re.compile(r"\\\s*\n")
+NEGATIVE_NUMBER = re.compile(r"^-\d")
+
+
 def tokens_of(text: str) -> list[str]:
-    joined = re.sub(r"\\\s*\n", " ", text)
+    joined = LINE_CONTINUATION.sub(" ", text)
     joined = "\n".join(PROMPT.sub("", line, count=1) for line in joined.splitlines())
     try:
         return shlex.split(joined, comments=True)
@@ -78,10 +82,10 @@ def facts_from_tokens(tokens: list[str], artefact: Artefact) -> list[Fact]:
             continue
         elif TRAIN_SCRIPT.search(token):
             facts.append(_fact(artefact, "script", base, token))
-        elif token.startswith("-") and len(token) > 1 and not re.match(r"^-\d", token):
+        elif token.startswith("-") and len(token) > 1 and not NEGATIVE_NUMBER.match(token):
             key, eq, inline = token.partition("=")
             value: str | None = inline if eq else None
-            if value is None and i + 1 < len(tokens) and not (tokens[i + 1].startswith("-") and not re.match(r"^-\d", tokens[i + 1])):
+            if value is None and i + 1 < len(tokens) and not (tokens[i + 1].startswith("-") and not NEGATIVE_NUMBER.match(tokens[i + 1])):
                 if not ENV_ASSIGN.match(tokens[i + 1]):
                     value = tokens[i + 1]
                     i += 1

@@ -14,6 +14,7 @@ from functools import cache
 
 import yaml
 
+from service import yaml_files
 from service.understanding.case.model import Artefact, Fact
 from service.understanding.case.readers import line_of, reader
 from service.understanding.case.settings import normalise_key, read_setting, vocabulary, walk
@@ -49,6 +50,9 @@ def _facts_from(data, artefact: Artefact, parser: str, quoted: bool) -> list[Fac
     return facts
 
 
+KEY_THEN_VALUE = re.compile(r"^[-\w]+\s{0,3}[=:]")
+
+
 @reader("config_json", kinds=("json",))
 def read_json(artefact: Artefact) -> list[Fact]:
     data = _parse_json(artefact.text)
@@ -60,7 +64,7 @@ def read_json(artefact: Artefact) -> list[Fact]:
 @reader("config_yaml", kinds=("yaml", "code"))
 def read_yaml(artefact: Artefact) -> list[Fact]:
     try:
-        data = yaml.safe_load(artefact.text[:MAX_CONFIG_CHARS])
+        data = yaml_files.safe_load(artefact.text[:MAX_CONFIG_CHARS])
     except yaml.YAMLError:
         return []
     argv = _argv(data)
@@ -107,7 +111,7 @@ def key_value_facts(text: str, first_line: int, *, parser: str) -> list[Fact]:
     for offset, line in enumerate(text.splitlines()):
         for match in pattern.finditer(line[:2000]):
             written = match.group(0)
-            if strict and not (written.lstrip().startswith("-") or re.search(r"^[-\w]+\s{0,3}[=:]", written.strip())):
+            if strict and not (written.lstrip().startswith("-") or KEY_THEN_VALUE.search(written.strip())):
                 continue
             fact = read_setting(normalise_key(match.group(1)), match.group(2).strip('"'), line=first_line + offset, quote=line.strip(), parser=parser)
             if fact is not None:

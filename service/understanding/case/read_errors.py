@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-import yaml
-
+from service import yaml_files
 from service.understanding.case.model import Artefact, Fact
 from service.understanding.case.readers import reader
 
@@ -34,7 +33,7 @@ class Signature:
 
 @cache
 def signatures() -> dict[str, Signature]:
-    data = yaml.safe_load(DATA.read_text(encoding="utf-8"))["signatures"]
+    data = yaml_files.safe_load(DATA.read_text(encoding="utf-8"))["signatures"]
     return {sid: Signature(id=sid, family=entry["family"], specificity=int(entry["specificity"]),
                            patterns=tuple(re.compile(p, re.IGNORECASE | re.ASCII) for p in entry["patterns"]), facts=dict(entry.get("facts") or {}),
                            excludes=tuple(entry.get("excludes") or ())) for sid, entry in data.items()}

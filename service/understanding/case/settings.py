@@ -8,8 +8,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from service import yaml_files
 from service.understanding.case.model import Fact, Scalar
 
 DATA = Path(__file__).parent / "data"
@@ -54,7 +53,7 @@ class Setting:
 @cache
 def vocabulary() -> dict[str, tuple[Setting, ...]]:
     """Normalised spelling -> the settings it may mean, in file order (a `stage` of 3 is ZeRO; of `sft`, the task)."""
-    data = yaml.safe_load((DATA / "settings.yaml").read_text(encoding="utf-8"))["settings"]
+    data = yaml_files.safe_load((DATA / "settings.yaml").read_text(encoding="utf-8"))["settings"]
     table: dict[str, list[Setting]] = {}
     for fact, entry in data.items():
         setting = Setting(fact=fact, type=entry["type"])

@@ -197,9 +197,12 @@ def split_message(text: str) -> tuple[list[tuple[int, str]], list[Artefact]]:
     return prose, artefacts
 
 
+CONTINUES_MID_NUMBER = re.compile(r"^\s*[\d)\]}]")
+
+
 def _wrapped(line: str, following: str) -> bool:
     """A log line a terminal or an editor wrapped: it breaks after an opening bracket or a comma, or the next starts mid-number."""
-    return line.rstrip().endswith(("(", "[", "{", ",")) or bool(re.match(r"^\s*[\d)\]}]", following))
+    return line.rstrip().endswith(("(", "[", "{", ",")) or bool(CONTINUES_MID_NUMBER.match(following))
 
 
 def _append_log(artefacts: list[Artefact], lines: list[str], first_line: int) -> None:
