@@ -200,7 +200,7 @@ def classify_with_rule(text: str, slots: Slots) -> tuple[Intent, SizingAsk | Non
     definitional = bool(cue["definition"].search(text))
     if slots.deadline_hours and cue["how_many"].search(text) and not slots.task == "inference" and (slots.tokens or slots.samples):
         return "sizing", "deadline", None, "how many GPUs by a deadline"
-    if ask == "inference" and cue["memory_ask"].search(text) and has_workload:
+    if (ask == "inference" or slots.task == "inference") and cue["memory_ask"].search(text) and has_workload:
         return "sizing", "inference", None, "serving memory for a named model"
     if is_fit_question(text) and (has_workload or slots.task):
         if slots.gpu and (slots.gpus or 1) == 1:

@@ -220,7 +220,8 @@ def _inference(ctx: Context) -> Draft:
     result = ctx.run("inference", {**payload, "kv_cache": kv})
     if kv:
         return serving_load.kv_changed(ctx, result, ctx.run("inference", payload), _finish(ctx, result, topics=["inference"]))
-    if s.task == "inference" and s.gpus is None and (s.gpu is None or result.fit == "does_not_fit") and not KV_QUESTION.search(ctx.text):
+    if (s.task == "inference" and s.gpus is None and (s.gpu is None or result.fit == "does_not_fit") and not KV_QUESTION.search(ctx.text)
+            and not _memory_asked(ctx)):
         plan = serving_load.serving_plan(ctx, result, recommend)
         if plan is not None:
             return plan
@@ -242,6 +243,14 @@ def _inference(ctx: Context) -> Draft:
         # "what latency should I expect?": the time per token and per answer lead; whether it fits follows.
         draft.blocks[0:1] = [LeadBlock(text=estimate[0].text), *estimate[1:], ParagraphBlock(text=draft.blocks[0].text)]
     return draft
+
+
+def _memory_asked(ctx: Context) -> bool:
+    """"How much memory does a 34B need for inference?": the memory is the answer, not a configuration to buy."""
+    case = getattr(ctx.understanding, "case", None)
+    # A load ("150 concurrent users") is served by a configuration: the plan names the cards and their count.
+    return (case is not None and case.act == "quantity" and ctx.slots.gpu is None and ctx.slots.concurrency is None
+            and "memory" in case.mentions("topic"))
 
 
 FLOPS_QUESTION = re.compile(r"flops|算力需求|计算量|多少次(?:浮点)?运算", re.I)
