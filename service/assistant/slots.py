@@ -105,7 +105,7 @@ FINE_TUNE_WORDS = re.compile(r"微调|精调|fine[\s-]*tun|finetun|\bsft\b|指�
 SERVE_WORDS = re.compile(r"推理|serving|\bserve\b|inference|在线服务|上线服务|部署.{0,6}(?:服务|api)")
 PRETRAIN_WORDS = re.compile(r"预训练|pre-?train|from scratch|从头训|从零(?:开始)?训|chinchilla|计算最优|算力最优|compute[\s-]*optimal")
 AFTER_TUNING = re.compile(r"完了|之后|以后|后要|then|after")
-INFERENCE_WORDS = re.compile(r"推理|serving|\bserve\b|inference|在线服务|上线服务|部署.{0,6}(?:服务|api)|\bqps\b|并发|concurren|tokens?/s|tok/s|解码|decode|"
+INFERENCE_WORDS = re.compile(SERVE_WORDS.pattern + r"|\bqps\b|并发|concurren|tokens?/s|tok/s|解码|decode|"
                    r"\brag\b|req(?:uest)?s?\s*(?:/|per|a)\s*(?:s|sec|second)\b|\brps\b|每秒.{0,4}请求|\bttft\b|首字延迟|"
                    r"助手|assistant|copilot|chatbot|客服|\d+\s*(?:个|名|位)?人(?:在)?用|同时(?:跑|处理|服务|支持)几|how many (?:concurrent|simultaneous|parallel)|"
                    r"how many (?:sequences|requests) (?:at once|in parallel|concurrently)")
