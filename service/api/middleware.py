@@ -35,6 +35,21 @@ def language_of(scope: Scope) -> str:
     return "en"
 
 
+async def read_body(receive: Receive) -> tuple[bytes, Receive]:
+    """The whole body, and a receive that replays it to the app (the body limit outside has already bounded it)."""
+    messages: list[Message] = []
+    while True:
+        message = await receive()
+        messages.append(message)
+        if message["type"] != "http.request" or not message.get("more_body", False):
+            break
+
+    async def replay() -> Message:
+        return messages.pop(0) if messages else await receive()
+
+    return b"".join(m.get("body", b"") for m in messages if m["type"] == "http.request"), replay
+
+
 class BodyTooLarge(StarletteHTTPException):
     """Raised while the body is being read; FastAPI re-raises HTTPExceptions from body parsing, so it becomes a 413."""
 

@@ -4,6 +4,7 @@ limits through the real app: 429 + Retry-After in the caller's language, per key
 from __future__ import annotations
 
 import json
+import logging
 import time
 
 import pytest
@@ -215,6 +216,24 @@ def test_slack_is_limited_per_workspace_and_its_retries_are_exempt(tmp_path) -> 
         # Forged deliveries (bad signature) cannot spend a workspace's budget: they count against their address.
         assert _signed(client, _ignored_event("T0TWO", 5), secret="not-the-secret").status_code == 401
         assert _signed(client, _ignored_event("T0TWO", 6)).status_code == 429
+
+
+def test_slack_requests_without_a_numeric_timestamp_are_401_and_count_against_their_address(tmp_path, caplog) -> None:
+    # Unsigned traffic is refused as unauthorized and still spends its address's budget, however malformed its headers.
+    with FakeSlackApi(token=BOT_TOKEN) as fake:
+        settings = slack_settings(tmp_path, fake).model_copy(update={"rate_limit_enabled": True, "rate_limit_per_ip": "4/minute"})
+        client = TestClient(create_app(runtime=Runtime(settings)), raise_server_exceptions=False)
+        sent = [
+            client.post("/slack/commands", content=b"text=hi"),
+            client.post("/slack/events", content=b"{}", headers={"X-Slack-Request-Timestamp": "soon", "X-Slack-Signature": "v0=00"}),
+            client.get("/slack/events"),
+            client.get("/slack/interactions", headers={"X-Slack-Request-Timestamp": ""}),
+            client.post("/slack/events", content=b"{}"),
+            client.get("/slack/commands", headers={"X-Slack-Request-Timestamp": "1.7e9"}),
+        ]
+    assert [r.status_code for r in sent] == [401, 401, 401, 401, 429, 429]
+    assert {r.json()["error"] for r in sent} == {"unauthorized", "rate_limited"}
+    assert [r for r in caplog.records if r.levelno >= logging.ERROR] == []
 
 
 @pytest.mark.parametrize(("body", "content_type", "team"), [

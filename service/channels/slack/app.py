@@ -4,7 +4,8 @@
     POST /slack/commands      /advisor <question>, /advisor help
     POST /slack/interactions  block_actions: feedback buttons, "share in channel"
 
-Bolt verifies every request's signature (v0, five-minute window; 401 otherwise), answers
+Every request's signature (v0, five-minute window) is checked before Bolt sees it (`signing`: 401 otherwise, never a
+500 for a malformed timestamp) and again by Bolt, which answers
 url_verification and acknowledges at once; the answer is produced afterwards on Bolt's listener
 threads, through the one pipeline (`runtime.advisor`), and posted in the question's thread.
 Message text is never logged: only event types, ids and error class names.
@@ -29,6 +30,7 @@ from starlette.concurrency import run_in_threadpool
 from service.channels.slack.blockkit import FEEDBACK_DOWN, FEEDBACK_UP, SHARE, SlackMessage, plain_message, render_answer
 from service.channels.slack.dedupe import EventDeduper
 from service.channels.slack.mrkdwn import escape
+from service.channels.slack.signing import SlackSignatureMiddleware
 from service.channels.slack.strings import guess_language
 from service.channels.slack.strings import text as say
 from service.contract import Answer, ChatRequest, Feedback
@@ -89,6 +91,8 @@ class SlackBot:
         for path in ("/events", "/commands", "/interactions"):
             router.add_api_route(path, self.handle, methods=["POST"])
         app.include_router(router)
+        # Added before the app's own middleware, so it is the innermost: the rate limiter counts a refusal first.
+        app.add_middleware(SlackSignatureMiddleware, signing_secret=self.runtime.settings.slack_signing_secret.get_secret_value())
         app.state.slack = self
 
     # -- HTTP: a thin adapter; Bolt's dispatch blocks, so it runs off the event loop --------------

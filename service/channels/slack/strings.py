@@ -1,4 +1,4 @@
-"""Everything the Slack bot says on its own (not answer text), per language."""
+"""Everything the Slack bot says on its own (not answer text), per language; and its HTTP refusal (401)."""
 
 from __future__ import annotations
 
@@ -26,6 +26,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "work": "🧮 How this was computed: {title} (`{tool}`); the inputs and formulas are in the conversation record",
         "trimmed": "This answer is longer than Slack allows; part of it is left out.",
         "see_more": "See the full answer",
+        "unsigned": (
+            "This request is not signed by Slack: it needs a current X-Slack-Request-Timestamp (seconds since 1970)"
+            " and a valid X-Slack-Signature."
+        ),
     },
     "zh": {
         "apology": "抱歉，暂时无法回答这个问题，请稍后再试。",
@@ -46,6 +50,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "work": "🧮 计算过程：{title}（`{tool}`）；输入与公式见会话记录",
         "trimmed": "回答超出 Slack 的长度限制，部分内容未显示。",
         "see_more": "查看完整回答",
+        "unsigned": "该请求没有 Slack 的签名：需要当前的 X-Slack-Request-Timestamp（自 1970 年起的秒数）和有效的 X-Slack-Signature。",
     },
 }
 
