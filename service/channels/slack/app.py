@@ -22,6 +22,9 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from slack_bolt import App
 from slack_bolt.adapter.starlette.handler import to_bolt_request, to_starlette_response
+from slack_bolt.request import BoltRequest
+from slack_bolt.request.payload_utils import is_event
+from slack_bolt.response import BoltResponse
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_handlers import ConnectionErrorRetryHandler, RateLimitErrorRetryHandler
@@ -78,6 +81,8 @@ class SlackBot:
         # Which events get an answer is decided in a matcher, i.e. synchronously while Slack waits for the ack: a
         # duplicate or an ignored event never reaches a listener thread. Bolt runs the first matching listener;
         # the catch-all acknowledges the rest (an unhandled event would be a 404, and Slack would retry it).
+        # A command or a click resent unchanged is dropped in a middleware, after Bolt has checked its signature.
+        self.bolt.use(self._first_delivery)
         self.bolt.event("app_mention", matchers=[self._wanted])(self._on_question)
         self.bolt.event("message", matchers=[self._wanted])(self._on_question)
         self.bolt.event(re.compile(r".*"))(_ignore)
@@ -106,6 +111,22 @@ class SlackBot:
             return JSONResponse(status_code=400, content={"error": "invalid_body", "message": "the body is not UTF-8"})
         bolt_response = await run_in_threadpool(self.bolt.dispatch, to_bolt_request(request, body))
         return to_starlette_response(bolt_response)
+
+    # -- replays ------------------------------------------------------------------------
+    def _first_delivery(self, body: dict[str, Any], request: BoltRequest, next_) -> BoltResponse:
+        """A slash command or an interaction whose signature was seen before is acknowledged (200) and nothing more.
+
+        The signature covers the timestamp and the body, so it repeats only when a delivery is resent unchanged, as
+        anyone who saw one could do within Slack's five-minute window; Slack's own deliveries each carry a new one.
+        Events are left to `_wanted`: Slack re-signs an event's retry, and there the event id is what repeats.
+        """
+        if is_event(body):
+            return next_()
+        signature = (request.headers.get("x-slack-signature") or [""])[0]
+        if self.dedupe.claim(f"signature:{signature}"):
+            return next_()
+        log.info("slack replayed delivery acknowledged, not answered")
+        return BoltResponse(status=200, body="")
 
     # -- events --------------------------------------------------------------------------
     def _wanted(self, body: dict[str, Any], context) -> bool:

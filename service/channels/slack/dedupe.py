@@ -1,8 +1,9 @@
-"""Exactly one reply per Slack event, across retries, duplicates and restarts.
+"""Exactly one reply per Slack event, command and click, across retries, duplicates, replays and restarts.
 
 Slack retries an event it thinks was not acknowledged (X-Slack-Retry-Num) and sends a mention
 in a DM both as `app_mention` and as `message.im`, with different event ids. Each delivery
-claims its event id and its message (channel + ts); only the first claim wins. Claims live in
+claims its event id and its message (channel + ts); a slash command or an interaction claims its
+signature, which repeats only when a signed request is replayed unchanged. Only the first claim wins. Claims live in
 SQLite in the data directory, so a restart between a delivery and its retry does not answer
 twice, and expire after a day (Slack stops retrying after about an hour).
 """

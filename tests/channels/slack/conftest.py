@@ -26,6 +26,7 @@ from service.runtime import Runtime
 BOT_TOKEN = "xoxb-test-token-0123456789"
 SIGNING_SECRET = "test-signing-secret-0123456789abcdef"
 TEAM = "T0FAKE"
+FORM = "application/x-www-form-urlencoded"
 MORE_URL = "https://advisor.example.com/v1/conversations/{conversation_id}"
 
 
@@ -98,7 +99,7 @@ class SlackServer:
         headers = {"X-Slack-Retry-Num": str(retry_num), "X-Slack-Retry-Reason": "http_timeout"} if retry_num else None
         return self.post("/slack/events", json.dumps(envelope, ensure_ascii=False), "application/json", headers=headers, **kwargs)
 
-    def command(self, text: str, *, user: str = "U0ASKER", channel: str = "C0GENERAL") -> httpx.Response:
+    def command_body(self, text: str, *, user: str = "U0ASKER", channel: str = "C0GENERAL") -> str:
         form = {
             "token": "unused",
             "team_id": TEAM,
@@ -113,9 +114,12 @@ class SlackServer:
             "response_url": "https://hooks.slack.test/commands/1",
             "trigger_id": f"{next(self._ids)}.1.abc",
         }
-        return self.post("/slack/commands", urlencode(form), "application/x-www-form-urlencoded")
+        return urlencode(form)
 
-    def click(self, action: dict, *, user: str = "U0ASKER", channel: str = "C0GENERAL", message_ts: str | None = None) -> httpx.Response:
+    def command(self, text: str, *, user: str = "U0ASKER", channel: str = "C0GENERAL") -> httpx.Response:
+        return self.post("/slack/commands", self.command_body(text, user=user, channel=channel), FORM)
+
+    def click_body(self, action: dict, *, user: str = "U0ASKER", channel: str = "C0GENERAL", message_ts: str | None = None) -> str:
         payload = {
             "type": "block_actions",
             "team": {"id": TEAM, "domain": "fake"},
@@ -133,8 +137,10 @@ class SlackServer:
             },
             "actions": [{**action, "block_id": "advisor_actions", "type": "button", "action_ts": str(time.time())}],
         }
-        body = urlencode({"payload": json.dumps(payload, ensure_ascii=False)})
-        return self.post("/slack/interactions", body, "application/x-www-form-urlencoded")
+        return urlencode({"payload": json.dumps(payload, ensure_ascii=False)})
+
+    def click(self, action: dict, *, user: str = "U0ASKER", channel: str = "C0GENERAL", message_ts: str | None = None) -> httpx.Response:
+        return self.post("/slack/interactions", self.click_body(action, user=user, channel=channel, message_ts=message_ts), FORM)
 
 
 def message_event(

@@ -1,15 +1,16 @@
-"""/advisor and the buttons: ephemeral answers, "share in channel", feedback."""
+"""/advisor and the buttons: ephemeral answers, "share in channel", feedback; a replayed delivery is acted on once."""
 
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
 from service.channels.slack.blockkit import FEEDBACK_UP, SHARE
 from service.channels.slack.fake import block_kit_problem
 from service.channels.slack.strings import STRINGS
-from tests.channels.slack.conftest import TEAM, wait_calls
+from tests.channels.slack.conftest import FORM, TEAM, wait_calls
 
 pytestmark = pytest.mark.slow  # a real uvicorn server and the real index
 
@@ -62,3 +63,38 @@ def test_thumbs_up_is_recorded_in_the_feedback_store(slack, fake_slack):
 
     assert slack.runtime.advisor.feedback(Feedback(message_id=up["value"], rating="down"), owner=f"slack:{TEAM}") is not None
     assert slack.runtime.advisor.feedback(Feedback(message_id=up["value"], rating="down"), owner="slack:T0OTHER") is None
+
+
+# -- replays: a signed request resent unchanged (same timestamp, body, so signature) within Slack's five minutes ------
+
+
+def _sent_twice(slack, path: str, body: str) -> list[int]:
+    timestamp = int(time.time())
+    return [slack.post(path, body, FORM, timestamp=timestamp).status_code for _ in range(2)]
+
+
+def _nothing_more(fake_slack, method: str, count: int, within_s: float) -> None:
+    """No call of `method` beyond the first `count` arrives within `within_s`."""
+    with pytest.raises(AssertionError, match="never received"):
+        fake_slack.wait_for(lambda calls: sum(1 for c in calls if c.ok and c.method == method) > count, timeout=within_s)
+
+
+def test_a_replayed_command_is_acknowledged_and_answered_once(slack, fake_slack):
+    started = time.monotonic()
+    assert _sent_twice(slack, "/slack/commands", slack.command_body(SIZING_EN, user="U0REPLAY")) == [200, 200]
+    wait_calls(fake_slack, "chat.postEphemeral")
+    # Both arrived together: an answer to the replay would come about as soon after the first as the first took.
+    _nothing_more(fake_slack, "chat.postEphemeral", 1, within_s=max(2.0, time.monotonic() - started))
+    conversation = slack.runtime.advisor.conversation(conversation_key=f"slack:{TEAM}:C0GENERAL:cmd-U0REPLAY", owner=f"slack:{TEAM}")
+    assert len(conversation.messages) == 2  # one question, one answer: the pipeline ran once
+
+
+def test_a_replayed_share_click_posts_in_the_channel_once(slack, fake_slack):
+    slack.command(SIZING_EN, user="U0SHARER")
+    [private] = wait_calls(fake_slack, "chat.postEphemeral")
+    share = next(e for e in private.blocks[-1]["elements"] if e["action_id"] == SHARE)
+    click = slack.click_body({"action_id": SHARE, "value": share["value"], "text": share["text"]}, user="U0SHARER")
+    started = time.monotonic()
+    assert _sent_twice(slack, "/slack/interactions", click) == [200, 200]
+    wait_calls(fake_slack, "chat.postMessage")
+    _nothing_more(fake_slack, "chat.postMessage", 1, within_s=max(2.0, time.monotonic() - started))
