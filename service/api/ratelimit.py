@@ -6,9 +6,9 @@ counted under a rule and any identifiers (a key digest, a client IP). The widget
 
 - a valid API or admin key: per key (a digest, never the key) and, as a second bound, per client IP;
 - no key or an unknown one (the 401s, the widget's visitors, open local use): per client IP;
-- Slack: a signed delivery per workspace (team id); Slack's own retries (X-Slack-Retry-Num) are exempt, because
-  they are deduplicated and never answered twice, and a 429 would only make Slack retry again; an unsigned request
-  counts against its IP (Slack's signature check then refuses it).
+- Slack: a signed delivery per workspace (team id), Slack's retries (X-Slack-Retry-Num) included: the header is not
+  signed, so anyone holding one signed delivery could add it to skip the limit (retries are still deduplicated, never
+  answered twice); an unsigned request counts against its IP (Slack's signature check then refuses it, 401).
 
 Probes (/healthz, /readyz), /metrics, the widget script and the docs are outside /v1 and never limited.
 A refusal is 429 with Retry-After (seconds) and the API's error body in the request's language, counted
@@ -250,7 +250,7 @@ class RateLimitMiddleware:
                 checks = [("api_key", (key_digest(presented),)), ("ip", (client_ip,))]
             else:
                 checks = [("ip", (client_ip,))]
-        refusal = await self.limiter.hit_async(*checks) if checks else None
+        refusal = await self.limiter.hit_async(*checks)
         if refusal is None:
             await self.app(scope, receive, send)
             return
@@ -276,7 +276,5 @@ class RateLimitMiddleware:
         signed = self.slack_signature is not None and self.slack_signature.signed(body, headers)
         if not signed:
             return [("ip", (client_ip,))], receive
-        if "x-slack-retry-num" in headers:
-            return [], receive
         team = slack_team_id(body, headers.get("content-type", ""))
         return ([("slack_team", (team,))] if team else [("ip", (client_ip,))]), receive

@@ -186,7 +186,7 @@ def test_the_openapi_document_has_the_429_on_api_routes_only(tmp_path) -> None:
     assert "429" not in paths["/healthz"]["get"]["responses"]
 
 
-# -- Slack: per workspace, retries exempt ---------------------------------------------------------------------------
+# -- Slack: per workspace, retries included ---------------------------------------------------------------------------
 
 def _signed(client: TestClient, envelope: dict, *, retry: bool = False, secret: str = SIGNING_SECRET):
     body = json.dumps(envelope)
@@ -204,15 +204,16 @@ def _ignored_event(team: str, n: int) -> dict:
             "event": {"type": "reaction_added", "user": "U1", "reaction": "eyes", "item": {"type": "message", "channel": "C1", "ts": "1.1"}}}
 
 
-def test_slack_is_limited_per_workspace_and_its_retries_are_exempt(tmp_path) -> None:
+def test_slack_is_limited_per_workspace_and_its_retries_count_like_any_delivery(tmp_path) -> None:
     with FakeSlackApi(token=BOT_TOKEN) as fake:
         settings = slack_settings(tmp_path, fake).model_copy(
             update={"rate_limit_enabled": True, "rate_limit_per_key": "2/minute", "rate_limit_per_ip": "100/minute"})
         client = TestClient(create_app(runtime=Runtime(settings)), raise_server_exceptions=False)
         assert [_signed(client, _ignored_event("T0ONE", n)).status_code for n in range(3)] == [200, 200, 429]
         assert "Slack workspace" in _signed(client, _ignored_event("T0ONE", 9)).json()["message"]
-        assert _signed(client, _ignored_event("T0ONE", 0), retry=True).status_code == 200  # a retry is never refused
-        assert [_signed(client, _ignored_event("T0TWO", n)).status_code for n in range(2)] == [200, 200]
+        # A signed request is not exempt for saying it is a retry: anyone holding a signed delivery could add the header.
+        assert _signed(client, _ignored_event("T0ONE", 0), retry=True).status_code == 429
+        assert [_signed(client, _ignored_event("T0TWO", n), retry=n > 0).status_code for n in range(3)] == [200, 200, 429]
         # Forged deliveries (bad signature) cannot spend a workspace's budget: they count against their address.
         assert _signed(client, _ignored_event("T0TWO", 5), secret="not-the-secret").status_code == 401
         assert _signed(client, _ignored_event("T0TWO", 6)).status_code == 429
