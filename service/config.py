@@ -8,7 +8,9 @@ Every option comes from an environment variable (prefix ``ADVISOR_``) or from
 from __future__ import annotations
 
 import json
+import math
 import re
+from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
@@ -28,6 +30,27 @@ SecretList = Annotated[list[SecretStr], NoDecode]
 def is_placeholder(secret: str) -> bool:
     low = secret.strip().lower()
     return low in PLACEHOLDER_SECRETS or any(p in low for p in _PLACEHOLDER_PARTS) or len(set(low)) <= 2 or low.startswith("<")
+
+
+# Production API and admin keys: at least this long, and at least this many bits by a Shannon estimate over their characters
+# (length x bits per character). 56 bits: no 24-character hex key from secrets.token_hex(12) falls below it in 300,000 draws,
+# while keys a person makes up by repeating characters ("abcabc...", "aaaa...b") do.
+MIN_KEY_LENGTH = 24
+MIN_KEY_BITS = 56.0
+
+
+def estimated_bits(secret: str) -> float:
+    counts, n = Counter(secret), len(secret)
+    return -n * sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+def is_weak_key(secret: str) -> bool:
+    """Too short or too easy to guess: few bits, one short unit repeated ('Xy7#Xy7#...'), or a run ('abcdef...', '987654...')."""
+    if len(secret) < MIN_KEY_LENGTH or estimated_bits(secret) < MIN_KEY_BITS:
+        return True
+    repeated = any(len(secret) % n == 0 and secret == secret[:n] * (len(secret) // n) for n in range(1, len(secret) // 2 + 1))
+    steps = {ord(b) - ord(a) for a, b in zip(secret, secret[1:])}
+    return repeated or len(steps) == 1
 
 
 def parse_key_list(value: object, env_name: str) -> object:
@@ -289,6 +312,15 @@ class Settings(BaseSettings):
                 raise ValueError(
                     "a secret is still a placeholder value; set a real one before running in production"
                 )
+        # Keys are the only thing between the internet and the API: a short or patterned one can be guessed.
+        # The message names the setting and the key's position, never the key.
+        for env_name, keys in (("ADVISOR_API_KEYS", self.api_key_values), ("ADVISOR_ADMIN_KEYS", self.admin_key_values)):
+            for position, key in enumerate(keys, 1):
+                if is_weak_key(key):
+                    raise ValueError(
+                        f"{env_name}: key {position} of {len(keys)} is too short or too easy to guess for production; use at least "
+                        f"{MIN_KEY_LENGTH} random characters, e.g. python -c 'import secrets; print(secrets.token_urlsafe(32))'"
+                    )
         return self
 
     @property

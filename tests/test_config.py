@@ -5,6 +5,8 @@ from pydantic import SecretStr, ValidationError
 
 from service.config import Settings
 
+STRONG_KEY = "adv-live-7Hq2xW9mPz4LkR8vN3bT"  # 30 characters, 24 distinct: passes the production strength check
+
 
 @pytest.mark.parametrize(("raw", "keys"), [(" k1, k2 ", ["k1", "k2"]), ('["a","b"]', ["a", "b"]), (' [" a ", "b"] ', ["a", "b"]), ("", [])])
 def test_api_keys_come_comma_separated_or_as_a_json_list(monkeypatch, raw, keys):
@@ -39,7 +41,7 @@ def test_production_refuses_placeholder_secrets(secret):
     with pytest.raises(ValidationError, match="placeholder"):
         Settings(environment="production", api_keys=[secret])
     with pytest.raises(ValidationError, match="placeholder"):
-        Settings(environment="production", api_keys=["adv-real-key-9f3Kq"], admin_keys=[secret])
+        Settings(environment="production", api_keys=[STRONG_KEY], admin_keys=[secret])
     Settings(environment="development", api_keys=[secret])  # allowed while developing
 
 
@@ -47,13 +49,13 @@ def test_production_refuses_to_run_open_or_with_shared_admin_keys(monkeypatch):
     with pytest.raises(ValidationError, match="ADVISOR_API_KEYS is empty"):
         Settings(environment="production")
     with pytest.raises(ValidationError, match="must differ"):
-        Settings(environment="production", api_keys=["adv-real-key-9f3Kq"], admin_keys=["adv-real-key-9f3Kq"])
+        Settings(environment="production", api_keys=[STRONG_KEY], admin_keys=[STRONG_KEY])
     monkeypatch.setenv("ADVISOR_ENVIRONMENT", "production")
     monkeypatch.setenv("ADVISOR_API_KEYS", " , ")
     with pytest.raises(ValidationError, match="ADVISOR_API_KEYS"):
         Settings()
-    monkeypatch.setenv("ADVISOR_API_KEYS", "adv-real-key-9f3Kq")
-    assert Settings().api_key_values == ["adv-real-key-9f3Kq"]
+    monkeypatch.setenv("ADVISOR_API_KEYS", STRONG_KEY)
+    assert Settings().api_key_values == [STRONG_KEY]
 
 
 def test_database_url_is_a_sqlite_path(tmp_path):
@@ -99,3 +101,55 @@ def test_body_limit_and_log_content_settings(monkeypatch):
     monkeypatch.setenv("ADVISOR_MAX_BODY_BYTES", "10")
     with pytest.raises(ValidationError, match="max_body_bytes"):
         Settings()
+
+
+# --------------------------------------------------------------------------- key strength in production (issue 28)
+WEAK_KEYS = [
+    "k3y",  # three characters
+    "Zq7-adv-9",  # short
+    "aaaaaaaaaaaaaaaaaaaaabcdefgh",  # long enough, but almost one character
+    "abcabcabcabcabcabcabcabcabc",  # three characters repeated
+    "Xy7#Qp2!Xy7#Qp2!Xy7#Qp2!Xy7#Qp2!",  # one short unit repeated
+    "abcdefghijklmnopqrstuvwxyz",  # a run of the alphabet
+]
+
+
+@pytest.mark.parametrize("weak", WEAK_KEYS)
+def test_production_refuses_short_or_low_entropy_api_and_admin_keys_naming_the_setting(weak):
+    with pytest.raises(ValidationError, match="ADVISOR_API_KEYS") as info:
+        Settings(environment="production", api_keys=[STRONG_KEY, weak])
+    assert "too short or too easy to guess" in str(info.value) and weak not in str(info.value) + repr(info.value)
+    with pytest.raises(ValidationError, match="ADVISOR_ADMIN_KEYS") as info:
+        Settings(environment="production", api_keys=[STRONG_KEY], admin_keys=[weak])
+    assert weak not in str(info.value) + repr(info.value)
+
+
+@pytest.mark.parametrize("weak", WEAK_KEYS)
+def test_development_and_test_keep_short_keys(weak):
+    for environment in ("development", "test"):
+        settings = Settings(environment=environment, api_keys=[weak], admin_keys=["adm"])
+        assert settings.api_key_values == [weak]
+
+
+def test_generated_keys_pass_the_production_check():
+    import secrets
+    import uuid
+
+    for _ in range(200):
+        for key in (secrets.token_hex(12), secrets.token_urlsafe(32), str(uuid.uuid4())):
+            Settings(environment="production", api_keys=[key], admin_keys=[secrets.token_urlsafe(24)])
+
+
+def test_weak_keys_from_the_environment_or_the_env_file_stop_start_up(monkeypatch, tmp_path):
+    monkeypatch.setenv("ADVISOR_ENVIRONMENT", "production")
+    monkeypatch.setenv("ADVISOR_API_KEYS", f"{STRONG_KEY},Zq7")
+    with pytest.raises(ValidationError, match="ADVISOR_API_KEYS") as info:
+        Settings()
+    assert "Zq7" not in str(info.value)
+    monkeypatch.delenv("ADVISOR_API_KEYS")
+    monkeypatch.delenv("ADVISOR_ENVIRONMENT")
+    monkeypatch.chdir(tmp_path)  # Settings reads .env from the working directory
+    (tmp_path / ".env").write_text(f"ADVISOR_ENVIRONMENT=production\nADVISOR_API_KEYS={STRONG_KEY}\nADVISOR_ADMIN_KEYS=adm-1\n")
+    with pytest.raises(ValidationError, match="ADVISOR_ADMIN_KEYS") as info:
+        Settings()
+    assert "adm-1" not in str(info.value)

@@ -7,9 +7,17 @@ Two ASGI middlewares, installed around the API-key check by `install_widget_acce
         -> ApiKeyMiddleware (lets a request through that WidgetKeyMiddleware admitted)
 
 A widget key is publishable (it sits in the host page), so it opens only the chat and feedback
-routes, only for requests whose Origin is allowed, and each visitor (key + client IP) and each key
-overall is rate-limited. Admitted requests carry `scope["state"]["widget"]` (a `WidgetCaller`): the
-chat routes pass channel="widget" and its owner to the Advisor.
+routes and the caller's own conversations, only for requests whose Origin is allowed, and each
+visitor (key + client IP) and each key overall is rate-limited. Admitted requests carry
+`scope["state"]["widget"]` (a `WidgetCaller`): the chat routes pass channel="widget" and its owner to the Advisor.
+
+Every visitor of a host page shares its key, so the owner is the key *and* a visitor session: a
+request without a visitor token (X-Widget-Visitor) gets a new random one in that response header, the
+widget sends it back, and only that token reaches the conversations it started (another visitor's
+lookups find nothing: the same 404 as an unknown id). The token is a bearer secret of 192 random bits;
+only its digest is stored, inside the owner. It is not signed: a token a client makes up itself opens
+nothing but a new, empty space (as a fresh one would), and no signing secret has to be shared by every
+worker and host.
 """
 
 from __future__ import annotations
@@ -17,6 +25,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import re
+import secrets
 from dataclasses import dataclass
 
 from fastapi import FastAPI
@@ -27,7 +37,12 @@ from service.api.ratelimit import RateLimiter
 from service.config import Settings
 
 WIDGET_PATHS = frozenset({"/v1/chat", "/v1/chat/stream", "/v1/feedback"})
+# GET and DELETE /v1/conversations/{id}: the visitor's own conversation only (the owner scopes them).
+CONVERSATION_PREFIX = "/v1/conversations/"
 STATE_KEY = "widget"
+VISITOR_HEADER = "X-Widget-Visitor"
+# What secrets.token_urlsafe(24) gives (32 characters); anything else presented is not a token and starts a new visitor.
+_VISITOR_TOKEN = re.compile(r"[A-Za-z0-9_-]{32,128}")
 
 MESSAGES = {
     "unknown_key": {"en": "Unknown widget key (X-Widget-Key).", "zh": "无效的组件密钥（X-Widget-Key）。"},
@@ -45,10 +60,11 @@ MESSAGES = {
 @dataclass(frozen=True)
 class WidgetCaller:
     key_digest: str
+    visitor_digest: str
 
     @property
     def owner(self) -> str:
-        return f"widget:{self.key_digest}"
+        return f"widget:{self.key_digest}:{self.visitor_digest}"
 
 
 def widget_caller(scope_or_request) -> WidgetCaller | None:
@@ -59,6 +75,18 @@ def widget_caller(scope_or_request) -> WidgetCaller | None:
 
 def key_digest(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+def visitor_token(presented: str | None) -> tuple[str, bool]:
+    """The visitor's token and whether it is new: the presented one when it is a token, else a fresh one."""
+    if presented and _VISITOR_TOKEN.fullmatch(presented.strip()):
+        return presented.strip(), False
+    return secrets.token_urlsafe(24), True
+
+
+def widget_route(scope: Scope) -> bool:
+    path = scope["path"]
+    return path in WIDGET_PATHS or (path.startswith(CONVERSATION_PREFIX) and scope.get("method") in ("GET", "DELETE"))
 
 
 def origin_allowed(origin: str | None, headers: dict[str, str], scope: Scope, allowed: list[str]) -> bool:
@@ -82,7 +110,7 @@ class WidgetKeyMiddleware:
         )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not self.keys or scope["path"] not in WIDGET_PATHS:
+        if scope["type"] != "http" or not self.keys or not widget_route(scope):
             await self.app(scope, receive, send)
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
@@ -104,8 +132,18 @@ class WidgetKeyMiddleware:
             message = MESSAGES["rate"][lang].format(s=refusal.retry_after_s)
             await _refuse(send, 429, "rate_limited", message, [(b"retry-after", str(refusal.retry_after_s).encode())])
             return
-        scope.setdefault("state", {})[STATE_KEY] = WidgetCaller(digest)
-        await self.app(scope, receive, send)
+        token, issued = visitor_token(headers.get(VISITOR_HEADER.lower()))
+        scope.setdefault("state", {})[STATE_KEY] = WidgetCaller(digest, hashlib.sha256(token.encode()).hexdigest()[:32])
+        if not issued:
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_token(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), (VISITOR_HEADER.lower().encode(), token.encode())]}
+            await send(message)
+
+        await self.app(scope, receive, send_with_token)
 
 
 async def _refuse(send: Send, status: int, code: str, message: str, extra: list[tuple[bytes, bytes]] | None = None) -> None:
@@ -121,9 +159,9 @@ def install_widget_access(app: FastAPI, settings: Settings) -> None:
     app.add_middleware(
         CORSMiddleware,
         allow_origins=list(settings.widget_origins),
-        allow_methods=["GET", "POST", "OPTIONS"],
-        allow_headers=["Content-Type", "Accept", "Accept-Language", "X-Widget-Key"],
-        expose_headers=["Retry-After"],
+        allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
+        allow_headers=["Content-Type", "Accept", "Accept-Language", "X-Widget-Key", VISITOR_HEADER],
+        expose_headers=["Retry-After", VISITOR_HEADER],
         allow_credentials=False,
         max_age=600,
     )

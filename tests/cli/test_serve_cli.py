@@ -34,6 +34,7 @@ def _env(**extra: str) -> dict[str, str]:
     ({"ADVISOR_ENVIRONMENT": "production", "ADVISOR_API_KEYS": " , "}, "ADVISOR_API_KEYS"),
     ({"ADVISOR_ENVIRONMENT": "production", "ADVISOR_LLM_API_KEY": LLM_KEY}, "ADVISOR_API_KEYS is empty"),
     ({"ADVISOR_ENVIRONMENT": "production", "ADVISOR_API_KEYS": f'["{PASSWORD}", "changeme"]', "ADVISOR_LLM_API_KEY": LLM_KEY}, "placeholder"),
+    ({"ADVISOR_ENVIRONMENT": "production", "ADVISOR_API_KEYS": PASSWORD, "ADVISOR_LLM_API_KEY": LLM_KEY}, "ADVISOR_API_KEYS: key 1 of 1 is too short"),
 ])
 def test_bad_settings_stop_serve_naming_the_variable_without_the_secret(tmp_path, env, named) -> None:
     done = subprocess.run([ADVISOR, "serve", "--port", "1"], env=_env(**env), cwd=tmp_path, capture_output=True, text=True, timeout=120)

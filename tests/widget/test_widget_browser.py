@@ -146,6 +146,27 @@ def test_a_reload_shows_the_conversation_again_and_continues_it(page, app_url) -
     assert page.evaluate("() => window.__answers[0].conversation_id") == first_id
 
 
+def test_on_a_third_party_site_the_visitor_token_survives_a_reload_so_the_visitor_rates_and_continues(page, app_url, host_sites) -> None:
+    # The token comes back in a cross-origin response header (exposed by CORS) and is sent with every later request:
+    # without it the restored answer could not be rated, nor the conversation continued (another visitor's 404).
+    allowed, _ = host_sites
+    open_widget(page, allowed.origin + "/")
+    ask(page, OUTAGE_EN)
+    stored = page.evaluate("() => Object.entries(sessionStorage).filter(([k]) => k.endsWith(':visitor')).map(([, v]) => v)")
+    assert len(stored) == 1 and len(stored[0]) >= 32, stored
+    first_id = page.evaluate("() => JSON.parse(Object.entries(sessionStorage).find(([k]) => k.endsWith(':transcript'))[1])[0]"
+                             ".answer.conversation_id")
+    page.reload()
+    page.wait_for_function("() => window.GpuAdvisor && window.GpuAdvisor.version")
+    page.evaluate("() => window.GpuAdvisor.open()")
+    last_answer(page).locator(".rate-up").click()
+    page.wait_for_function("() => document.querySelector('gpu-advisor').shadowRoot.querySelector('.thanks').textContent !== ''")
+    assert last_answer(page).locator(".thanks").inner_text() == "Thanks for the feedback."
+    page.evaluate("() => { window.__answers = []; window.addEventListener('gpuadvisor:answer', (e) => window.__answers.push(e.detail.answer)); }")
+    ask(page, "How often should we save a checkpoint?")
+    assert page.evaluate("() => window.__answers[0].conversation_id") == first_id
+
+
 def test_checklist_commands_are_copyable_and_work_is_folded(page, app_url) -> None:
     open_widget(page, f"{app_url}/demo")
     ask(page, PREFLIGHT_EN)

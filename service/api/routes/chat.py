@@ -1,7 +1,8 @@
 """The assistant over HTTP: POST /v1/chat, POST /v1/chat/stream (SSE), conversations and feedback.
 
 Every route goes through the front door (`runtime.advisor`) with channel and owner: the caller's
-API key (as a digest) scopes which conversations it can read, continue or rate.
+API key (as a digest), or a widget caller's key and visitor session (service/api/widget_access.py),
+scopes which conversations it can read, continue, rate or delete.
 """
 
 from __future__ import annotations

@@ -43,7 +43,16 @@ function startWidget(config) {
   function headers() {
     var result = { "Content-Type": "application/json", Accept: "text/event-stream", "Accept-Language": config.lang === "zh-CN" ? "zh-CN" : "en" };
     if (config.key) result["X-Widget-Key"] = config.key;
+    // The visitor token the server issued: only it reaches this tab's conversations (others on the same key get 404).
+    var visitor = store.get("visitor");
+    if (visitor) result["X-Widget-Visitor"] = visitor;
     return result;
+  }
+
+  // A response to a request without a (valid) token carries a new one; keep it for the rest of this tab's session.
+  function keepVisitor(response) {
+    var token = response.headers.get("X-Widget-Visitor");
+    if (token) store.set("visitor", token);
   }
 
   function welcome() {
@@ -94,6 +103,7 @@ function startWidget(config) {
     var body = { message: text, conversation_key: "widget:" + session() };
     return fetch(config.api + "/v1/chat/stream", { method: "POST", headers: headers(), body: JSON.stringify(body), signal: thisRequest.signal, credentials: "omit" })
       .then(function (response) {
+        keepVisitor(response);
         if (!response.ok) {
           return response.json().catch(function () { return null; }).then(function (payload) {
             finished = true;
@@ -151,6 +161,7 @@ function startWidget(config) {
   function sendFeedback(messageId, rating) {
     return fetch(config.api + "/v1/feedback", { method: "POST", headers: headers(), credentials: "omit",
       body: JSON.stringify({ message_id: messageId, rating: rating }) }).then(function (response) {
+      keepVisitor(response);
       if (!response.ok) throw new Error("feedback " + response.status);
     });
   }
