@@ -29,6 +29,7 @@ class Understanding(BaseModel):
     trace: UnderstandingTrace | None = None  # why it was read this way (copied into Answer.understanding)
     clarification: Clarification | None = None  # a close call between two readings: ask which one
     evidence: list[str] = []  # the evidence rules (registry.yaml) that fired for the chosen intent: handlers may answer by them
+    spec_words: list[str] = []  # the spec words of the question ("VRAM", "datasheet"): a spec card answers only such a question
     far_from_domain: bool = False  # no in-domain exemplar near, and no domain evidence or cue word: off topic even as a follow-up
     case: Case | None = None  # the message read once: prose, pasted artefacts, facts with their lines, the act (service/understanding/case)
 

@@ -298,6 +298,7 @@ class KnowledgeIndex:
             score=round(score, 6),
             snippet=snippet(text, query_terms, sentences=self._sentences(snap, row)),
             text=text,
+            kind=str(meta.get("kind") or "doc"),
         )
 
     @staticmethod

@@ -25,6 +25,7 @@ class Hit(BaseModel):
     score: float = Field(description="higher is better; fused rank score in hybrid mode")
     snippet: str = Field(description="at most 240 characters around the best-matching part")
     text: str = Field(description="the full chunk text, without front matter")
+    kind: str = Field(default="doc", description="doc: a written document; card: a spec card generated from the catalog")
 
     def summary(self) -> dict[str, object]:
         """The fields the REST API and `advisor search --json` show for each result."""

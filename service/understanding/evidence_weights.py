@@ -3,6 +3,8 @@ kept apart from the understander, which gathers the evidence and turns the score
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from service.assistant.slots import Slots
@@ -19,6 +21,9 @@ MAX_CUES = 3
 W_DECISIVE = 3.0  # pasted logs, instruction injection: nothing else matters
 W_SPEC = 0.7  # a GPU named with a spec word and no workload
 NOTHING_TO_LOOK_UP = 0.5  # spec's score with no GPU named and no spec word
+# A spec lookup is asked in a line ("H100 的显存带宽是多少"); a message longer than this that uses a single spec word
+# ("...8 A100s with 4 NICs, how will NCCL behave?") is about something else, and the card's figures do not answer it.
+SPEC_LOOKUP_WORDS = 20
 W_TWO_GPUS = 0.15
 W_CLAIM_NUMBERS = 0.5  # claim words ("对吧", "a consultant said") about a stated workload: the numbers are the claim
 WORD_ONLY_FACTOR = 0.3  # what is left of the off-topic readings when the only domain evidence is a word
@@ -27,7 +32,14 @@ W_WORKLOAD = 0.1
 WORKLOAD_ASKS = ("tokens", "samples", "deadline_hours", "budget", "concurrency", "users")
 # Cascade rules sharp enough that a GPU named with a spec word does not make the question a spec lookup.
 SHARP_RULES = ("claim cue", "pre-flight cue", "rent-or-buy cue", "two GPUs and a comparison cue", "measured symptom")
+LATIN_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+_-]*")
+CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
 VOTE_TEMPERATURE = 0.05  # similarity 0.05 lower = e times less weight
+
+
+def prose_words(text: str) -> int:
+    """Words of a message, a Chinese character counting as half of one (a Chinese word is about two characters)."""
+    return len(LATIN_WORD.findall(text)) + len(CJK_CHAR.findall(text)) // 2
 
 
 def neighbour_votes(neighbours: list) -> dict[str, float]:
@@ -88,6 +100,7 @@ def weigh_rules(scores: dict[str, float], rules: list[str], text: str, slots: Sl
         and len(slots.compare_gpus or []) < 2
         and not sharp
         and "claim_check" not in evidence.cues
+        and (len(set(evidence.cues["spec"])) > 1 or prose_words(text) <= SPEC_LOOKUP_WORDS)
     ):
         scores["spec"] += W_SPEC
         rules.append(f"a GPU named ({slots.gpu}) with a spec word and no workload -> spec")

@@ -279,6 +279,7 @@ class RoutedUnderstander:
             trace=trace,
             clarification=clarification,
             evidence=[r.name for r, _ in evidence.fired if r.intent == intent],
+            spec_words=evidence.cues.get("spec", []),
             far_from_domain=far and not evidence.in_domain and not any(registry.in_domain(name) for name in evidence.cues),
         )
 

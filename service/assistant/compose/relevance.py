@@ -34,3 +34,18 @@ def about_the_question(question: str, hits: list) -> list:
     kept = [h for i, h in enumerate(hits) if i == 0 or wanted & words_of(f"{h.title} {h.heading} {h.text}")
             or len(terms & term_set(f"{h.heading} {h.text}")) >= SHARED_TERMS]
     return kept
+
+
+def without_spec_cards(hits: list, spec_words: list[str]) -> list:
+    """A spec card (generated from the catalog) answers a question about the card's figures; a question with no spec word
+    ("how will NCCL behave on a node with 4 NICs", "we cannot reproduce the published throughput on our H100 PCIe") is
+    answered by the written documents, even when the card's name makes its card rank first."""
+    if spec_words:
+        return hits
+    written = [h for h in hits if getattr(h, "kind", "doc") != "card"]
+    return written or hits
+
+
+def only_cards(hits: list, top: int = 3) -> bool:
+    """The best hits are all spec cards: no written document is near the question."""
+    return bool(hits) and all(getattr(h, "kind", "doc") == "card" for h in hits[:top])

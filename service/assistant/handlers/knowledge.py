@@ -9,7 +9,8 @@ from service.assistant.compose.faq_answer import compose_faq
 from service.assistant.compose.fmt import num
 from service.assistant.compose.work import assumptions
 from service.assistant.handlers.base import Context, Draft
-from service.assistant.compose.relevance import about_the_question
+from service.assistant.handlers import card_capacity
+from service.assistant.compose.relevance import about_the_question, only_cards, without_spec_cards
 from service.assistant.messages import say
 from service.contract import BulletsBlock, ChecklistBlock, ChecklistStep, LeadBlock, ParagraphBlock
 from service.sizing.defaults import DEFAULT_GPU
@@ -54,7 +55,11 @@ def faq(ctx: Context) -> Draft:
     # The sentences that answer the question, across the top sections (compose/faq_answer.py); a follow-up
     # ("Slurm 上呢？") is read together with the question it follows, as retrieval read it.
     own = ctx.asked()
-    hits = about_the_question(own, hits)  # only passages that name what the question names (compose/relevance.py)
+    if only_cards(hits) and not ctx.understanding.spec_words and (capacity := card_capacity.answer(ctx)) is not None:
+        # "Does it run on a single A4000?" with no model: nothing written answers it, the card's figures do not either;
+        # what the card can take on (the sizing tools over a ladder of model sizes) does.
+        return capacity
+    hits = about_the_question(own, without_spec_cards(hits, ctx.understanding.spec_words))  # compose/relevance.py
     question = f"{ctx.understanding.context} {own}" if ctx.understanding.context else own
     asked = own if ctx.understanding.context else None
     answer = compose_faq(question, ctx.lang, hits, getattr(ctx.index, "embed", None), skip=extract.INJECTION.search, asked=asked)

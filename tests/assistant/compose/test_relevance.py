@@ -33,3 +33,21 @@ def test_when_nothing_names_the_question_the_best_passage_alone_answers() -> Non
 def test_a_question_with_no_technical_word_is_not_gated() -> None:
     hits = [hit("A", "x"), hit("B", "y")]
     assert about_the_question("how do I make training faster", hits) == hits
+
+
+def card(title: str, text: str):
+    return SimpleNamespace(title=title, heading="", text=text, kind="card")
+
+
+def written(title: str, text: str):
+    return SimpleNamespace(title=title, heading="", text=text, kind="doc")
+
+
+def test_spec_cards_answer_only_a_question_with_a_spec_word() -> None:
+    from service.assistant.compose.relevance import only_cards, without_spec_cards
+
+    hits = [card("H100 PCIe specifications", "FP8 dense 1513 TFLOPS."), written("Benchmarks", "Published runs use the SXM part.")]
+    assert [h.title for h in without_spec_cards(hits, [])] == ["Benchmarks"]
+    assert without_spec_cards(hits, ["tflops"]) == hits  # "what are its TFLOPS": the card is the answer
+    assert without_spec_cards(hits[:1], []) == hits[:1]  # nothing written came back: the card stays rather than nothing
+    assert only_cards(hits[:1]) and not only_cards(hits) and not only_cards([])

@@ -94,3 +94,17 @@ def test_every_stand_in_is_a_catalog_card_of_that_memory() -> None:
 def test_cards_compared_for_vision_work_get_no_language_model_ladder(advisor) -> None:
     answer = ask(advisor, "RTX A6000 or RTX 4090 for training an image segmentation network?")
     assert not [c for c in answer.tool_calls if c.tool == "training-memory" and c.output.get("model") in LADDER]
+
+
+def test_a_does_it_run_question_about_one_card_and_no_model_says_what_the_card_runs(advisor) -> None:
+    # Nothing written answers it and the spec card does not either: what fits on the card does.
+    answer = ask(advisor, "Does it run on a single RTX A5000 or do I need two?")
+    assert answer.clarification is None
+    assert "24 GB" in lead(answer) and "also written" not in lead(answer)  # what it runs, not the card's spec sheet
+    assert _largest_fitting(answer, "inference", "weights_format")
+
+
+def test_a_long_message_with_one_spec_word_is_not_a_spec_lookup(advisor) -> None:
+    answer = ask(advisor, "We will buy some H100 servers with several NICs, like 8 NICs, so I'm curious how NCCL will behave on this type of node.")
+    assert answer.intent != "spec"
+    assert "NCCL" in lead(answer)
