@@ -190,12 +190,32 @@ CARRIED_FACTS = 120
 CARRIED_MENTIONS = ("option:int8", "option:full")  # settings of the job said in words ("8-bit", "full parameter"), not changes asked about
 
 
-def state(und: Understanding, text: str, previous: dict[str, Any] | None = None) -> dict[str, Any]:
-    """What the next turn can build on; chit-chat and out-of-scope turns keep the previous workload."""
+FIGURE = re.compile(r"\d+(?:[.,]\d+)*")
+LEAD_KEPT = 400
+SAME_FIGURES = 0.75  # share of a lead's figures already in the previous lead for it to be the same answer again  # characters of the previous answer's lead kept to recognise a repeat
+
+
+def repeats(draft_lead: str | None, previous: dict[str, Any] | None, slots: dict[str, Any] | None = None) -> bool:
+    """True when a follow-up's answer would say again what the previous answer opened with: the user asked something new
+    ("do I need to edit ds_config?", "can checkpointing cut it further?"), stated no new fact (`slots`, this turn's stated
+    slots, are the previous turn's), and the lead is the previous one or mostly its figures again."""
+    before = (previous or {}).get("lead")
+    if not (draft_lead and before) or (slots is not None and slots != previous.get("slots")):
+        return False
+    lead = draft_lead[:LEAD_KEPT]
+    figures = set(FIGURE.findall(lead))
+    return lead == before or (len(figures) >= 2 and len(figures & set(FIGURE.findall(before))) >= SAME_FIGURES * len(figures))
+
+
+def state(und: Understanding, text: str, previous: dict[str, Any] | None = None, lead: str | None = None) -> dict[str, Any]:
+    """What the next turn can build on; chit-chat and out-of-scope turns keep the previous workload. lead: the first
+    sentence this turn answered with, so the next turn can tell when it would only say it again."""
     if und.intent in ("out_of_scope", "smalltalk") and previous:
         return previous
     query = f"{und.context} {text}" if und.context else text
     kept = {"slots": und.slots.stated(), "intent": und.intent, "ask": und.ask, "query": query[-400:], "language": und.language}
+    if lead:
+        kept["lead"] = lead[:LEAD_KEPT]
     case = und.case
     if case is not None and case.subject:
         # The case a capability answered: its facts (with their lines) carry into a follow-up that changes one of them.

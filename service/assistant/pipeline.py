@@ -34,7 +34,7 @@ from service.assistant.compose.work import work_block
 from service.assistant.grounding import check
 from service.assistant.handlers import HANDLERS
 from service.assistant.handlers.base import Cancelled, Context, Draft, Searcher
-from service.assistant.handlers.knowledge import knowledge_instead_of_asking
+from service.assistant.handlers.knowledge import knowledge_instead_of_asking, knowledge_instead_of_repeating, lead_of
 from service.assistant.event_stream import EventStream
 from service.assistant.gate import TurnGate
 from service.assistant.input_bounds import bound
@@ -204,7 +204,7 @@ class Assistant:
         searcher = TimedSearcher(self.index, facts)
         ctx = Context(text=turn.text, understanding=und, catalog=self.catalog, index=searcher, on_tool=on_tool, cancelled=cancelled)
         handled = time.perf_counter()
-        draft = self._handle(ctx)
+        draft = knowledge_instead_of_repeating(ctx, self._handle(ctx), state)  # a follow-up gets a new answer, not the last one
         note_changes(ctx, draft, (state or {}).get("slots"))  # a follow-up that changed an input says which, before and after
         # The handler retrieves and calls tools; what is not retrieval is the tools and the handler's own reasoning.
         clock.add("retrieve", searcher.seconds)
@@ -233,7 +233,7 @@ class Assistant:
             raise Cancelled()
         answer.timings_ms = clock.answer_view()
         with clock.stage("persist"):
-            stored, slots = answer.model_dump(mode="json"), followup.state(und, turn.text, state)
+            stored, slots = answer.model_dump(mode="json"), followup.state(und, turn.text, state, lead_of(draft))
             self.store.save_turn(turn.conversation_id, turn.message, stored, slots, und.language, channel=turn.channel)
         if memoisable:
             self.memo.put(turn.text, turn.request.language, MemoEntry(answer=answer, stored=stored, slots=slots, language=und.language,

@@ -8,6 +8,7 @@ from service.assistant.compose import extract
 from service.assistant.compose.faq_answer import compose_faq
 from service.assistant.compose.fmt import num
 from service.assistant.compose.work import assumptions
+from service.assistant import followup
 from service.assistant.handlers.base import Context, Draft
 from service.assistant.handlers import card_capacity
 from service.assistant.compose.relevance import about_the_question, only_cards, without_spec_cards
@@ -202,3 +203,25 @@ def knowledge_instead_of_asking(ctx: Context, draft: Draft) -> Draft:
     ctx.understanding = ctx.understanding.model_copy(update={"intent": "faq", "ask": None, "trace": trace})
     answer = faq(ctx)
     return answer if answer.show_sources else draft  # nothing found: the clarifying question after all
+
+
+def lead_of(draft: Draft) -> str | None:
+    first = draft.blocks[0] if draft.blocks else None
+    return getattr(first, "text", None)
+
+
+def knowledge_instead_of_repeating(ctx: Context, draft: Draft, previous: dict | None) -> Draft:
+    """A follow-up whose answer would open with the previous answer's very lead asked something the case's tools do not
+    answer ("do I need to edit ds_config too?", "can checkpointing cut it further?"): the knowledge answers its own words
+    instead of the same card again. When the knowledge has nothing new either, the draft stands."""
+    stated = ctx.slots.stated()
+    if not followup.repeats(lead_of(draft), previous, stated):
+        return draft
+    answer = faq(ctx)
+    if not answer.show_sources or followup.repeats(lead_of(answer), previous, stated):
+        return draft
+    trace = ctx.understanding.trace
+    if trace is not None:
+        trace = trace.model_copy(update={"rules": [*trace.rules, "the follow-up's answer would repeat the previous lead: answered from the knowledge"]})
+        ctx.understanding = ctx.understanding.model_copy(update={"trace": trace})
+    return answer
