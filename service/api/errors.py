@@ -18,7 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from service.api.lang import request_language
-from service.errors import InputError, RetrievalError, StoreUnavailableError
+from service.api.faults import store_chat_body
+from service.errors import InputError, RetrievalError, StoreDamagedError, StoreUnavailableError
 from service.i18n import problems_from_errors
 
 log = logging.getLogger("advisor.api")
@@ -116,6 +117,12 @@ def install_error_handlers(app: FastAPI) -> None:
         message = "会话数据库暂时无法连接，请稍后再试。" if lang == "zh" else "The conversation database cannot be reached right now; try again shortly."
         log.warning("conversation store unavailable: %s", exc)
         return JSONResponse(status_code=503, content=error_body("store_unavailable", message), headers={"Retry-After": "5"})
+
+    @app.exception_handler(StoreDamagedError)
+    async def _store_damaged(request: Request, exc: StoreDamagedError) -> JSONResponse:
+        # Permanent until repaired: no Retry-After, and the repair /readyz names for the same fault.
+        log.error("conversation store unusable: %s", exc)
+        return JSONResponse(status_code=503, content=store_chat_body(exc, request_language(request)))
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
