@@ -14,6 +14,7 @@ import errno
 import functools
 import os
 import sqlite3
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -95,16 +96,30 @@ def open_checked(path: Path) -> sqlite3.Connection:
         return connection
 
 
+# The probe's quick check, per file state: it reads every page, so it is repeated only when the file changed.
+_CHECKED: dict[Path, tuple[tuple[int, int, int], str | None]] = {}
+_CHECKED_LOCK = threading.Lock()
+
+
 def probe(path: Path) -> Exception | None:
     """Readiness: the store's fault (StoreDamagedError, or StoreUnavailableError while a writer holds it) or None.
     Read-only: opening for writing writes nothing, and the connection is `mode=ro`."""
     try:
         check_writable(path)
-        connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=0.5)
-        try:
-            connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        finally:
-            connection.close()
+        stat = path.stat()
+        state = (stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size)
+        with _CHECKED_LOCK:
+            cached = _CHECKED.get(path)
+        if cached is not None and cached[0] == state:
+            problem = cached[1]
+        else:
+            connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=0.5)
+            try:
+                problem = damage(connection)
+            finally:
+                connection.close()
+            with _CHECKED_LOCK:
+                _CHECKED[path] = (state, problem)
     except (sqlite3.Error, OSError) as exc:
         return fault_from(path, exc) or StoreDamagedError(str(path), "unopenable", str(exc))
-    return None
+    return StoreDamagedError(str(path), "corrupt", problem) if problem else None

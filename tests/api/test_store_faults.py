@@ -50,7 +50,7 @@ def zeroed_pages(path: Path) -> None:
         handle.write(b"\0" * 6 * PAGE)
 
 
-DAMAGE = {"garbage": garbage, "truncated": truncated}
+DAMAGE = {"garbage": garbage, "truncated": truncated, "zeroed_pages": zeroed_pages}
 
 
 def client_for(data_dir: Path) -> TestClient:
@@ -91,6 +91,17 @@ def test_a_damaged_store_answers_chat_with_503_and_the_readiness_repair(tmp_path
     store = populated_store(data_dir)
     DAMAGE[how](store)
     assert_chat_names_the_repair(client_for(data_dir), store)
+
+
+def test_zeroed_pages_are_not_ready(tmp_path: Path) -> None:
+    """The probe reads the pages too (a quick check), not only sqlite_master on page 1."""
+    data_dir = tmp_path / "data"
+    store = populated_store(data_dir)
+    client = client_for(data_dir)
+    assert client.get("/readyz").json()["checks"]["conversation_store"] is True
+    zeroed_pages(store)
+    problem = store_problem(client, "en")
+    assert "not a usable SQLite database" in problem["message"] and "move" in problem["repair"]
 
 
 @pytest.fixture

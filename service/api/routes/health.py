@@ -65,8 +65,9 @@ def check_data_dir(data_dir: Path) -> tuple[bool, dict[str, Any] | None]:
 
 
 def check_conversation_store(path: Path, lang: str = "en") -> tuple[bool, dict[str, Any] | None]:
-    """Writable, and opened read-only for a trivial query; a missing file is fine (created on first use). The words are the
-    ones a chat refused by the same fault gets (service/api/faults.py)."""
+    """Writable, and every page readable (`PRAGMA quick_check`, repeated only when the file changed): a store with zeroed
+    pages still has a readable sqlite_master. A missing file is fine (created on first use). The words are the ones a chat
+    refused by the same fault gets (service/api/faults.py)."""
     if not path.exists():
         parent = path.parent
         while not parent.exists() and parent != parent.parent:
