@@ -7,7 +7,8 @@
     │   ├── UnknownNameError  a GPU, model or instance name the catalogs do not know (carries suggestions)
     │   └── InputConflictError  values that are each valid but contradict each other (bf16 on a T4)
     ├── RetrievalError        the index is missing or its backend failed
-    │   └── IndexCorruptError the embedded Chroma files are damaged: permanent until `advisor ingest --rebuild`
+    │   ├── IndexCorruptError the embedded Chroma files are damaged: permanent until `advisor ingest --rebuild`
+    │   └── IndexOpenError    the index failed to open: permanent (with its repair) unless the cause says it heals
     ├── StoreUnavailableError the conversation database cannot be reached (or is busy): transient, HTTP 503
     ├── StoreDamagedError     the SQLite store is corrupt, truncated or read-only: permanent until repaired, HTTP 503
     └── LLMError              the optional LLM writer failed or timed out; the pipeline falls back
@@ -107,6 +108,17 @@ class IndexCorruptError(RetrievalError):
     def __init__(self, location: str, detail: str) -> None:
         self.location, self.detail = location, detail
         super().__init__(f"the knowledge index in {location} is corrupt ({detail}); repair it with `{self.repair}`")
+
+
+class IndexOpenError(RetrievalError):
+    """The index failed to open. Permanent, with the repair `advisor ingest --rebuild`, unless the cause says otherwise:
+    the one reading of the cause that /readyz and a refused chat share, so they never disagree."""
+
+    def __init__(self, cause: BaseException) -> None:
+        self.cause = cause
+        self.permanent = bool(getattr(cause, "permanent", True))
+        self.repair = getattr(cause, "repair", None) or IndexCorruptError.repair
+        super().__init__(f"the knowledge index failed to open: {cause}")
 
 
 class StoreUnavailableError(AdvisorError):

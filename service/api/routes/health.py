@@ -20,9 +20,9 @@ from fastapi.responses import JSONResponse, Response
 
 from service import sqlite_faults
 from service.api.auth import AdminDep
-from service.api.faults import store_problem
+from service.assistant.faults import store_problem
 from service.api.lang import request_language
-from service.errors import StoreDamagedError
+from service.errors import IndexOpenError, StoreDamagedError
 from service.observability import metrics
 
 router = APIRouter(tags=["health"])
@@ -47,8 +47,8 @@ def check_index(runtime: Any) -> tuple[bool, dict[str, Any] | None]:
     error = getattr(runtime, "_index_error", None)
     if error is None:
         return False, _problem("index", "the knowledge index is still being opened (first start ingests the documents)", permanent=False)
-    repair = getattr(error, "repair", None) or "advisor ingest --rebuild"
-    return False, _problem("index", f"the knowledge index failed to open: {error}", repair, permanent=bool(getattr(error, "permanent", True)))
+    fault = IndexOpenError(error)  # read as a refused chat reads it (service/api/errors.py)
+    return False, _problem("index", f"the knowledge index failed to open: {error}", fault.repair, permanent=fault.permanent)
 
 
 def check_data_dir(data_dir: Path) -> tuple[bool, dict[str, Any] | None]:
@@ -67,7 +67,7 @@ def check_data_dir(data_dir: Path) -> tuple[bool, dict[str, Any] | None]:
 def check_conversation_store(path: Path, lang: str = "en") -> tuple[bool, dict[str, Any] | None]:
     """Writable, and every page readable (`PRAGMA quick_check`, repeated only when the file changed): a store with zeroed
     pages still has a readable sqlite_master. A missing file is fine (created on first use). The words are the ones a chat
-    refused by the same fault gets (service/api/faults.py)."""
+    refused by the same fault gets (service/assistant/faults.py)."""
     if not path.exists():
         parent = path.parent
         while not parent.exists() and parent != parent.parent:
