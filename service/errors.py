@@ -7,7 +7,10 @@
     │   ├── UnknownNameError  a GPU, model or instance name the catalogs do not know (carries suggestions)
     │   └── InputConflictError  values that are each valid but contradict each other (bf16 on a T4)
     ├── RetrievalError        the index is missing or its backend failed
-    │   └── IndexCorruptError the embedded Chroma files are damaged: permanent until `advisor ingest --rebuild`
+    │   ├── IndexCorruptError the embedded Chroma files are damaged: permanent until `advisor ingest --rebuild`
+    │   └── IndexOpenError    the index failed to open: permanent (with its repair) unless the cause says it heals
+    ├── StoreUnavailableError the conversation database cannot be reached (or is busy): transient, HTTP 503
+    ├── StoreDamagedError     the SQLite store is corrupt, truncated or read-only: permanent until repaired, HTTP 503
     └── LLMError              the optional LLM writer failed or timed out; the pipeline falls back
 
 Messages that reach users are bilingual (``Problem.en`` / ``Problem.zh``); the
@@ -107,8 +110,33 @@ class IndexCorruptError(RetrievalError):
         super().__init__(f"the knowledge index in {location} is corrupt ({detail}); repair it with `{self.repair}`")
 
 
+class IndexOpenError(RetrievalError):
+    """The index failed to open. Permanent, with the repair `advisor ingest --rebuild`, unless the cause says otherwise:
+    the one reading of the cause that /readyz and a refused chat share, so they never disagree."""
+
+    def __init__(self, cause: BaseException) -> None:
+        self.cause = cause
+        self.permanent = bool(getattr(cause, "permanent", True))
+        self.repair = getattr(cause, "repair", None) or IndexCorruptError.repair
+        super().__init__(f"the knowledge index failed to open: {cause}")
+
+
 class StoreUnavailableError(AdvisorError):
     """The conversation database (a PostgreSQL server) cannot be reached; heals by itself when it returns (HTTP 503)."""
+
+
+class StoreDamagedError(AdvisorError):
+    """The SQLite store file is damaged or cannot be written: it does not heal by retrying (HTTP 503 naming the repair).
+
+    kind: "corrupt" (not a database, malformed pages, truncated), "read_only" or "unopenable". The words users read for
+    each kind live in service/assistant/messages/fault.*.yaml (service/assistant/store_faults.py says them).
+    """
+
+    permanent = True
+
+    def __init__(self, path: str, kind: str, detail: str) -> None:
+        self.path, self.kind, self.detail = path, kind, detail
+        super().__init__(f"the conversation store {path} is {kind.replace('_', '-')} ({detail})")
 
 
 class LLMError(AdvisorError):

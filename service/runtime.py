@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from service.catalog import Catalog, default_catalog
 from service.config import Settings
-from service.errors import RetrievalError
+from service.errors import IndexOpenError, RetrievalError
 
 if TYPE_CHECKING:
     from service.assistant.front import Advisor
@@ -123,7 +123,7 @@ class Runtime:
     def index(self) -> KnowledgeIndex:
         if self._index is None:
             if self._index_error is not None:
-                raise RetrievalError(f"the knowledge index failed to open: {self._index_error}")
+                raise IndexOpenError(self._index_error) from self._index_error
             raise RetrievalError("the knowledge index is still being prepared")
         return self._index
 

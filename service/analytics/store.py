@@ -9,7 +9,6 @@ deleting a conversation keeps its counts but `forget_text` clears any stored que
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
 from pathlib import Path
 from typing import Protocol
@@ -17,6 +16,7 @@ from typing import Protocol
 from pydantic import BaseModel
 
 from service.analytics.records import QuestionRecord
+from service.sqlite_faults import guarded, open_checked, store_faults
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS question_records (
@@ -93,24 +93,28 @@ def from_row(row: tuple | dict) -> QuestionRecord:
 
 class SqliteAnalyticsStore:
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=30)
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=NORMAL")
-        # Deleted rows are overwritten, so text cleared by forget_text or retention does not linger in free pages.
-        self._conn.execute("PRAGMA secure_delete=ON")
-        self._conn.executescript(SCHEMA)
+        self.path = path
+        self._conn = open_checked(path)  # the conversation store's file: checked the same way before anything writes
+        with store_faults(path):
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            # Deleted rows are overwritten, so text cleared by forget_text or retention does not linger in free pages.
+            self._conn.execute("PRAGMA secure_delete=ON")
+            self._conn.executescript(SCHEMA)
         self._lock = threading.Lock()
 
+    @guarded
     def add(self, record: QuestionRecord) -> None:
         with self._lock:
             self._conn.execute(f"INSERT INTO question_records ({', '.join(COLUMNS)}) VALUES ({', '.join('?' for _ in COLUMNS)})", row_values(record))
 
+    @guarded
     def records(self, since: float) -> list[QuestionRecord]:
         with self._lock:
             rows = self._conn.execute(f"SELECT {', '.join(COLUMNS)} FROM question_records WHERE created_at >= ? ORDER BY created_at, id", (since,)).fetchall()
         return [from_row(r) for r in rows]
 
+    @guarded
     def feedback(self, since: float) -> list[FeedbackItem]:
         """Feedback on recorded answers, from the conversation store's table when it shares this file (else none)."""
         with self._lock:
@@ -121,16 +125,19 @@ class SqliteAnalyticsStore:
             ).fetchall()
         return [FeedbackItem(message_id=r[0], rating=r[1], comment=r[2], created_at=r[3]) for r in rows]
 
+    @guarded
     def forget_text(self, conversation_id: str) -> int:
         with self._lock:
             return self._conn.execute(
                 "UPDATE question_records SET question = NULL WHERE conversation_id = ? AND question IS NOT NULL", (conversation_id,)
             ).rowcount
 
+    @guarded
     def delete_older_than(self, cutoff: float) -> int:
         with self._lock:
             return self._conn.execute("DELETE FROM question_records WHERE created_at < ?", (cutoff,)).rowcount
 
+    @guarded
     def close(self) -> None:
         with self._lock:
             self._conn.close()

@@ -18,7 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from service.api.lang import request_language
-from service.errors import InputError, RetrievalError, StoreUnavailableError
+from service.assistant.faults import index_message, store_chat_body
+from service.errors import InputError, RetrievalError, StoreDamagedError, StoreUnavailableError
 from service.i18n import problems_from_errors
 
 log = logging.getLogger("advisor.api")
@@ -100,15 +101,14 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _retrieval(request: Request, exc: RetrievalError) -> JSONResponse:
         lang = request_language(request)
         if getattr(exc, "permanent", False):
-            # A damaged index does not heal by retrying: say so, and how to repair it.
-            repair = getattr(exc, "repair", "advisor ingest --rebuild")
-            message = f"知识库索引已损坏，重试无效；请运行 `{repair}` 修复。" if lang == "zh" else \
-                f"The knowledge index is damaged; retrying will not help. Repair it with `{repair}`."
+            # A damaged index (or one /readyz reports as failed) does not heal by retrying: say so, and how to repair it.
+            repair = getattr(exc, "repair", None) or "advisor ingest --rebuild"
             log.error("knowledge index unusable: %s", exc)
-            return JSONResponse(status_code=503, content=error_body("index_corrupt", message))
-        message = "知识库索引暂不可用，请稍后再试。" if lang == "zh" else "The knowledge index is not available yet; try again shortly."
+            message = index_message(lang, permanent=True, repair=repair)
+            return JSONResponse(status_code=503, content=error_body("index_corrupt", message, part="index", repair=repair))
         log.warning("retrieval unavailable: %s", exc)
-        return JSONResponse(status_code=503, content=error_body("index_unavailable", message), headers={"Retry-After": "5"})
+        return JSONResponse(status_code=503, content=error_body("index_unavailable", index_message(lang, permanent=False, repair="")),
+                            headers={"Retry-After": "5"})
 
     @app.exception_handler(StoreUnavailableError)
     async def _store_unavailable(request: Request, exc: StoreUnavailableError) -> JSONResponse:
@@ -116,6 +116,12 @@ def install_error_handlers(app: FastAPI) -> None:
         message = "会话数据库暂时无法连接，请稍后再试。" if lang == "zh" else "The conversation database cannot be reached right now; try again shortly."
         log.warning("conversation store unavailable: %s", exc)
         return JSONResponse(status_code=503, content=error_body("store_unavailable", message), headers={"Retry-After": "5"})
+
+    @app.exception_handler(StoreDamagedError)
+    async def _store_damaged(request: Request, exc: StoreDamagedError) -> JSONResponse:
+        # Permanent until repaired: no Retry-After, and the repair /readyz names for the same fault.
+        log.error("conversation store unusable: %s", exc)
+        return JSONResponse(status_code=503, content=store_chat_body(exc, request_language(request)))
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:

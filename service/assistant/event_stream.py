@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 from service.assistant.handlers.base import Cancelled
 from service.assistant.understand import detect_language
 from service.contract import ErrorEvent, StreamEvent
-from service.errors import RetrievalError
+from service.assistant.faults import index_message, store_chat_body
+from service.errors import RetrievalError, StoreDamagedError
 
 if TYPE_CHECKING:
     from service.assistant.pipeline import Assistant, Turn
@@ -21,6 +22,26 @@ ERROR_MESSAGES = {  # code -> language -> what the user reads in an `error` even
     "internal_error": {"en": "The answer could not be completed. Please try again.", "zh": "回答未能完成，请重试。"},
     "index_unavailable": {"en": "The knowledge index is not available yet; try again shortly.", "zh": "知识库索引暂不可用，请稍后再试。"},
 }
+
+
+def error_event(exc: Exception, lang: str) -> ErrorEvent:
+    """What a stream that failed after its start ends with: the same words as the JSON error a chat would get."""
+    if isinstance(exc, StoreDamagedError):
+        log.error("streamed answer failed: %s", exc)
+        body = store_chat_body(exc, lang)
+        return ErrorEvent(code=body["error"], message=body["message"])
+    if isinstance(exc, RetrievalError) and getattr(exc, "permanent", False):
+        # /readyz reports it as a failure needing repair: "try again shortly" would contradict it.
+        log.error("streamed answer failed: %s", exc)
+        repair = getattr(exc, "repair", None) or "advisor ingest --rebuild"
+        return ErrorEvent(code="index_corrupt", message=index_message(lang, permanent=True, repair=repair))
+    code = "index_unavailable" if isinstance(exc, RetrievalError) else "internal_error"
+    if code == "internal_error":
+        log.exception("streamed answer failed")
+    else:
+        log.warning("streamed answer failed: %s", exc)
+    return ErrorEvent(code=code, message=ERROR_MESSAGES[code][lang])
+
 
 class EventStream:
     """The pipeline's events, produced by a worker thread and handed over through a queue.
@@ -46,12 +67,7 @@ class EventStream:
             log.info("stream cancelled: the client went away")
         except Exception as exc:
             lang = language or detect_language(self._turn.text)
-            code = "index_unavailable" if isinstance(exc, RetrievalError) else "internal_error"
-            if code == "internal_error":
-                log.exception("streamed answer failed")
-            else:
-                log.warning("streamed answer failed: %s", exc)
-            self._queue.put(ErrorEvent(code=code, message=ERROR_MESSAGES[code][lang]))
+            self._queue.put(error_event(exc, lang))
         finally:
             self._queue.put(self._END)
 

@@ -21,6 +21,9 @@ Behaviours (what POST /v1/chat/completions answers):
     truncated     the first half of the user message with finish_reason "length" (hit the token limit)
     slow          holds the reply until `release()` is called, the client disconnects or `hold_s`
                   passes, then echoes (a client with a shorter timeout never sees the reply)
+    trickle       the echo reply, sent one byte every `trickle_s` (a model server that keeps the
+                  connection alive without answering: each read succeeds, so a read timeout never
+                  fires); a client that hangs up is counted in `abandoned`
     error         HTTP 500 with an OpenAI-style error body
     empty         an empty message
 
@@ -31,19 +34,21 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import re
 import socket
 import threading
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import uvicorn
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 LOOPBACK = "127.0.0.1"
-BEHAVIOURS = ("echo", "add_number", "bad_citation", "drop_sources", "echo_prompt", "truncated", "slow", "error", "empty")
+BEHAVIOURS = ("echo", "add_number", "bad_citation", "drop_sources", "echo_prompt", "truncated", "slow", "trickle", "error", "empty")
 
 
 @dataclass(frozen=True)
@@ -86,10 +91,12 @@ def _text(content: Any) -> str:
 class ScriptedLLM:
     """The double's state: the scripted behaviour, every request received, and the hold of `slow`."""
 
-    def __init__(self, behaviour: str = "echo", *, made_up_figure: str = "987.6", hold_s: float = 60.0) -> None:
+    def __init__(self, behaviour: str = "echo", *, made_up_figure: str = "987.6", hold_s: float = 60.0, trickle_s: float = 0.2) -> None:
         self.behaviour = behaviour
         self.made_up_figure = made_up_figure
         self.hold_s = hold_s
+        self.trickle_s = trickle_s
+        self.abandoned = 0  # trickled replies whose client hung up before the last byte
         self._calls: list[ChatCall] = []
         self._lock = threading.Lock()
         self._released = threading.Event()
@@ -116,6 +123,7 @@ class ScriptedLLM:
         with self._lock:
             self._calls.clear()
             self.replies = 0
+            self.abandoned = 0
         self._released.clear()
         if behaviour is not None:
             self.behaviour = behaviour
@@ -150,9 +158,9 @@ class ScriptedLLM:
             return ""
         return user  # echo, slow
 
-    def completion(self, call: ChatCall, content: str, finish_reason: str = "stop") -> dict[str, Any]:
-        with self._lock:
-            self.replies += 1
+    def completion(self, call: ChatCall, content: str, finish_reason: str = "stop", *, count: bool = True) -> dict[str, Any]:
+        if count:
+            self.count_reply()
         prompt_tokens = sum(len(_text(m.get("content")).split()) for m in call.messages)
         completion_tokens = len(content.split())
         return {
@@ -163,6 +171,30 @@ class ScriptedLLM:
             "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish_reason, "logprobs": None}],
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens, "total_tokens": prompt_tokens + completion_tokens},
         }
+
+
+    def count_reply(self, *, abandoned: bool = False) -> None:
+        with self._lock:
+            if abandoned:
+                self.abandoned += 1
+            else:
+                self.replies += 1
+
+
+def _trickle(llm: ScriptedLLM, call: ChatCall) -> StreamingResponse:
+    """The echo reply one byte at a time: status and headers at once, then a byte every `trickle_s`."""
+    payload = json.dumps(llm.completion(call, llm.content_for(call, "echo"), count=False)).encode()
+
+    async def drip() -> AsyncIterator[bytes]:
+        sent = 0
+        try:
+            for sent in range(1, len(payload) + 1):
+                yield payload[sent - 1 : sent]
+                await asyncio.sleep(llm.trickle_s)
+        finally:  # cancelled when the client hangs up
+            llm.count_reply(abandoned=sent < len(payload))
+
+    return StreamingResponse(drip(), media_type="application/json")
 
 
 def _error(status: int, message: str, kind: str) -> JSONResponse:
@@ -178,7 +210,7 @@ def create_app(llm: ScriptedLLM) -> FastAPI:
         return {"object": "list", "data": [{"id": "double", "object": "model", "created": 0, "owned_by": "tests"}]}
 
     @app.post("/v1/chat/completions")
-    async def chat_completions(request: Request) -> JSONResponse:
+    async def chat_completions(request: Request) -> Response:
         try:
             body = await request.json()
         except ValueError:
@@ -191,6 +223,8 @@ def create_app(llm: ScriptedLLM) -> FastAPI:
             return _error(400, "the double does not stream", "invalid_request_error")
         if behaviour == "error":
             return _error(500, "scripted failure", "server_error")
+        if behaviour == "trickle":
+            return _trickle(llm, call)
         if behaviour == "slow":
             deadline = time.monotonic() + llm.hold_s
             while not llm.released and time.monotonic() < deadline:

@@ -11,7 +11,6 @@ lookups by id or key only find the caller's own conversations.
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
 import time
 import uuid
@@ -19,6 +18,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
+
+from service.sqlite_faults import guarded, open_checked, store_faults
 
 
 class StoredMessage(BaseModel):
@@ -99,17 +100,22 @@ def new_id(prefix: str) -> str:
 
 
 class SqliteConversationStore:
-    """One connection guarded by a lock: SQLite serialises writers anyway, and WAL keeps readers unblocked."""
+    """One connection guarded by a lock: SQLite serialises writers anyway, and WAL keeps readers unblocked.
+
+    Every sqlite3 error is the advisor's (service/sqlite_faults.py): a damaged or read-only file is StoreDamagedError.
+    """
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=30)
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA foreign_keys=ON")
-        self._conn.execute("PRAGMA synchronous=NORMAL")
-        self._conn.executescript(SCHEMA)
-        self._migrate()
-        self._conn.executescript(INDEXES)
+        self.path = path
+        # Checked (writable, every page readable) before the schema statements below could write to a damaged file.
+        self._conn = open_checked(path)
+        with store_faults(path):
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA foreign_keys=ON")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._conn.executescript(SCHEMA)
+            self._migrate()
+            self._conn.executescript(INDEXES)
         self._lock = threading.Lock()
 
     def _migrate(self) -> None:
@@ -118,6 +124,7 @@ class SqliteConversationStore:
             if column not in present:
                 self._conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
 
+    @guarded
     def create(self, *, owner: str | None = None, key: str | None = None) -> str:
         cid = new_id("conv")
         now = time.time()
@@ -126,16 +133,19 @@ class SqliteConversationStore:
                                (cid, now, now, owner, key))
         return cid
 
+    @guarded
     def exists(self, conversation_id: str, *, owner: str | None = None) -> bool:
         with self._lock:
             row = self._conn.execute("SELECT 1 FROM conversations WHERE id = ? AND owner IS ?", (conversation_id, owner)).fetchone()
         return row is not None
 
+    @guarded
     def find_key(self, key: str, *, owner: str | None = None) -> str | None:
         with self._lock:
             row = self._conn.execute("SELECT id FROM conversations WHERE conversation_key = ? AND owner IS ?", (key, owner)).fetchone()
         return row[0] if row else None
 
+    @guarded
     def bind_key(self, key: str, *, owner: str | None = None, conversation_id: str | None = None) -> str | None:
         """The owner's conversation for `key`: the existing one, else `conversation_id` (given the key), else a new one.
 
@@ -164,11 +174,13 @@ class SqliteConversationStore:
                 raise
         return cid
 
+    @guarded
     def slots(self, conversation_id: str) -> dict[str, Any]:
         with self._lock:
             row = self._conn.execute("SELECT slots FROM conversations WHERE id = ?", (conversation_id,)).fetchone()
         return json.loads(row[0]) if row else {}
 
+    @guarded
     def get(self, conversation_id: str, *, owner: str | None = None) -> Conversation | None:
         with self._lock:
             conv = self._conn.execute("SELECT id, created_at, updated_at, language, slots, conversation_key FROM conversations WHERE id = ? AND owner IS ?",
@@ -183,6 +195,7 @@ class SqliteConversationStore:
         return Conversation(id=conv[0], conversation_key=conv[5], created_at=conv[1], updated_at=conv[2], language=conv[3], slots=json.loads(conv[4]),
                             messages=messages)
 
+    @guarded
     def save_turn(self, conversation_id: str, user_text: str, answer: dict[str, Any], slots: dict[str, Any], language: str, *,
                   channel: str | None = None) -> None:
         """The question, the answer and the updated slots, in one transaction."""
@@ -203,12 +216,14 @@ class SqliteConversationStore:
                 self._conn.execute("ROLLBACK")
                 raise
 
+    @guarded
     def message_exists(self, message_id: str, *, owner: str | None = None) -> bool:
         with self._lock:
             row = self._conn.execute("SELECT 1 FROM messages m JOIN conversations c ON c.id = m.conversation_id "
                                      "WHERE m.id = ? AND m.role = 'assistant' AND c.owner IS ?", (message_id, owner)).fetchone()
         return row is not None
 
+    @guarded
     def add_feedback(self, message_id: str, rating: str, comment: str | None) -> str:
         fid = new_id("fb")
         with self._lock:
@@ -216,21 +231,25 @@ class SqliteConversationStore:
                                (fid, message_id, rating, comment, time.time()))
         return fid
 
+    @guarded
     def delete(self, conversation_id: str, *, owner: str | None = None) -> bool:
         """Delete the owner's conversation with its messages and feedback (foreign keys cascade); False when not theirs or absent."""
         with self._lock:
             return self._conn.execute("DELETE FROM conversations WHERE id = ? AND owner IS ?", (conversation_id, owner)).rowcount > 0
 
+    @guarded
     def delete_older_than(self, cutoff: float) -> int:
         """Retention: delete conversations last updated before `cutoff` (epoch seconds); returns how many."""
         with self._lock:
             return self._conn.execute("DELETE FROM conversations WHERE updated_at < ?", (cutoff,)).rowcount
 
+    @guarded
     def ping(self) -> None:
         """Raise when the store cannot answer a trivial query (readiness)."""
         with self._lock:
             self._conn.execute("SELECT 1").fetchone()
 
+    @guarded
     def close(self) -> None:
         with self._lock:
             self._conn.close()

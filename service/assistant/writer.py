@@ -13,9 +13,10 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlparse
 
+from service.assistant.llm_deadline import deadline
 from service.config import Settings
 from service.errors import LLMError
 
@@ -126,6 +127,12 @@ class ChatModelWriter:
         self._pool = ThreadPoolExecutor(max_workers=max_concurrency, thread_name_prefix="advisor-llm")
         self.breaker = CircuitBreaker(breaker_failures, breaker_cooldown_s)
 
+    def _invoke(self, messages: list) -> Any:
+        # The call's own deadline, the same length as the wait below: a server trickling bytes keeps no slot past it
+        # (service/assistant/llm_deadline.py; the OpenAI client's sockets honour it).
+        with deadline(self.timeout_s):
+            return self.model.invoke(messages)
+
     def rewrite(self, markdown: str, *, language: str) -> str:
         from langchain_core.messages import HumanMessage, SystemMessage
 
@@ -136,7 +143,7 @@ class ChatModelWriter:
             self.breaker.cancel_trial()  # a trial that never ran proves nothing
             raise LLMBusyError(f"all {self.max_concurrency} LLM slots are busy")
         try:
-            future = self._pool.submit(self.model.invoke, messages)
+            future = self._pool.submit(self._invoke, messages)
         except BaseException:
             self._slots.release()
             raise
@@ -215,8 +222,10 @@ def build_writer(settings: Settings) -> Writer | None:
         from langchain_openai import ChatOpenAI
 
         key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else "not-needed"
+        from service.assistant.llm_deadline import deadline_client
+
         model = ChatOpenAI(base_url=settings.llm_base_url, model=settings.llm_model, api_key=key, timeout=settings.llm_timeout_s,
-                           max_retries=0, temperature=0, max_completion_tokens=settings.llm_max_tokens)
+                           max_retries=0, temperature=0, max_completion_tokens=settings.llm_max_tokens, http_client=deadline_client())
     else:
         try:
             from langchain_ollama import ChatOllama

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import locale
+import os
 from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
@@ -18,7 +19,10 @@ R = TypeVar("R")
 
 
 def cli_language() -> str:
-    lang = (locale.getlocale()[0] or "").lower()
+    """zh when the user's locale is Chinese. The variables first (POSIX order), since a zh_CN locale that is not installed
+    (most containers) leaves Python's own locale at C although the user asked for Chinese."""
+    named = next((os.environ[name] for name in ("LC_ALL", "LC_MESSAGES", "LANG") if os.environ.get(name)), "")
+    lang = (named or locale.getlocale()[0] or "").lower()
     return "zh" if lang.startswith("zh") else "en"
 
 

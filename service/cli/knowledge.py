@@ -7,6 +7,7 @@ unavailable index prints one line and exits with code 1 (both via service.cli.er
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -15,6 +16,16 @@ from service.cli.errors import exit_on_input_error
 from service.errors import InputError, Problem
 
 MODES = ("hybrid", "dense", "bm25")
+
+
+def usable_index_dir(path: Path) -> None:
+    """A file where the index directory belongs is the user's to move: say so (exit 2), never a traceback, and never
+    remove it (a rebuild's repair deletes only the index's own files)."""
+    if path.exists() and not path.is_dir():
+        from service.assistant.messages import say
+
+        en, zh = say("fault.index.not_a_directory", "en"), say("fault.index.not_a_directory", "zh")
+        raise InputError([Problem(str(path), en, zh)])
 
 
 def register(app: typer.Typer) -> None:
@@ -37,6 +48,7 @@ def ingest_command(
     from service.retrieval import ingest
 
     settings = get_settings()
+    usable_index_dir(settings.index_dir)
     report = ingest(settings, default_catalog(settings.knowledge_dir), progress=True, rebuild=rebuild)
     console = Console()
     if report.repaired:
@@ -69,6 +81,7 @@ def search_command(
     if mode not in MODES:
         raise InputError([Problem("mode", "must be hybrid, dense or bm25", "必须是 hybrid、dense 或 bm25", ", ".join(MODES))])
     settings = get_settings()
+    usable_index_dir(settings.index_dir)
     index = open_index(settings, default_catalog(settings.knowledge_dir))
     hits = index.search(query, k=k, language=lang, topics=topic or None, mode=mode)  # type: ignore[arg-type]
     results = [hit.summary() for hit in hits]

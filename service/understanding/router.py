@@ -9,6 +9,7 @@ single lucky match.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import threading
 from collections.abc import Sequence
@@ -21,6 +22,7 @@ from service.assistant.input_bounds import embedding_window
 from service.understanding.registry import Exemplar
 
 TOP_K = 12
+log = logging.getLogger("advisor.understanding")
 
 
 class Encoder(Protocol):
@@ -60,19 +62,35 @@ def _matrix(encoder: Encoder, exemplars: tuple[Exemplar, ...], digest: str, cach
             return _MATRICES[key]
         encoder_tag = hashlib.sha256(identity.encode()).hexdigest()[:8]
         name = f"router-{digest}-{encoder_tag}.npy"
-        matrix = None
+        matrix, source = None, None
         for directory in dict.fromkeys((cache_dir, default_cache_dir())):
             if (directory / name).is_file():
-                loaded = np.load(directory / name)
-                if loaded.shape[0] == len(exemplars):
-                    matrix = loaded
+                matrix = _load(directory / name, len(exemplars))
+                if matrix is not None:
+                    source = directory
                     break
         if matrix is None:
             matrix = encoder.encode([e.text for e in exemplars]).astype(np.float32)
-        if not (cache_dir / name).is_file():
-            _save(cache_dir, name, matrix, encoder_tag)
+        if source != cache_dir:
+            _save(cache_dir, name, matrix, encoder_tag)  # also replaces a damaged file there: it is derived data
         _MATRICES[key] = matrix
         return matrix
+
+
+def _load(path: Path, rows: int) -> np.ndarray | None:
+    """A cached matrix, or None when the file is not one this router could have written (garbage, a torn write, the wrong
+    shape, rows that are not unit length): a bad cache costs one embedding and a warning, never a failed question."""
+    try:
+        matrix = np.load(path, allow_pickle=False)
+        if matrix.ndim != 2 or matrix.shape[0] != rows or matrix.dtype.kind != "f":
+            raise ValueError(f"shape {matrix.shape}, dtype {matrix.dtype}")
+        norms = np.linalg.norm(matrix, axis=1)
+        if not np.all(np.isfinite(norms)) or not np.allclose(norms, 1.0, atol=1e-3):
+            raise ValueError("rows are not unit length")
+    except (OSError, ValueError, EOFError) as exc:  # np.load raises ValueError for a bad header or a short read
+        log.warning("router cache %s is unusable (%s): embedding the exemplars again", path, exc)
+        return None
+    return matrix.astype(np.float32, copy=False)
 
 
 def _save(directory: Path, name: str, matrix: np.ndarray, encoder_tag: str) -> None:

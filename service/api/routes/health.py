@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sqlite3
 from concurrent.futures import ThreadPoolExecutor
 import uuid
 from pathlib import Path
@@ -19,7 +18,11 @@ import httpx
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
+from service import sqlite_faults
 from service.api.auth import AdminDep
+from service.assistant.faults import store_problem
+from service.api.lang import request_language
+from service.errors import IndexOpenError, StoreDamagedError
 from service.observability import metrics
 
 router = APIRouter(tags=["health"])
@@ -44,8 +47,8 @@ def check_index(runtime: Any) -> tuple[bool, dict[str, Any] | None]:
     error = getattr(runtime, "_index_error", None)
     if error is None:
         return False, _problem("index", "the knowledge index is still being opened (first start ingests the documents)", permanent=False)
-    repair = getattr(error, "repair", None) or "advisor ingest --rebuild"
-    return False, _problem("index", f"the knowledge index failed to open: {error}", repair, permanent=bool(getattr(error, "permanent", True)))
+    fault = IndexOpenError(error)  # read as a refused chat reads it (service/api/errors.py)
+    return False, _problem("index", f"the knowledge index failed to open: {error}", fault.repair, permanent=fault.permanent)
 
 
 def check_data_dir(data_dir: Path) -> tuple[bool, dict[str, Any] | None]:
@@ -61,8 +64,10 @@ def check_data_dir(data_dir: Path) -> tuple[bool, dict[str, Any] | None]:
     return True, None
 
 
-def check_conversation_store(path: Path) -> tuple[bool, dict[str, Any] | None]:
-    """Open the SQLite file read-only and run a trivial query; a missing file is fine (created on first use)."""
+def check_conversation_store(path: Path, lang: str = "en") -> tuple[bool, dict[str, Any] | None]:
+    """Writable, and every page readable (`PRAGMA quick_check`, repeated only when the file changed): a store with zeroed
+    pages still has a readable sqlite_master. A missing file is fine (created on first use). The words are the ones a chat
+    refused by the same fault gets (service/assistant/faults.py)."""
     if not path.exists():
         parent = path.parent
         while not parent.exists() and parent != parent.parent:
@@ -71,21 +76,10 @@ def check_conversation_store(path: Path) -> tuple[bool, dict[str, Any] | None]:
             return False, _problem("conversation_store", f"the conversation store {path} cannot be created: {parent} is not writable",
                                    f"make {parent} writable, or set ADVISOR_DATABASE_URL to a writable sqlite:/// path")
         return True, None
-    try:
-        connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=0.5)
-        try:
-            connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        finally:
-            connection.close()
-    except sqlite3.OperationalError as exc:
-        if "locked" in str(exc) or "busy" in str(exc):
-            return True, None  # a writer holds it for a moment: the store works
-        return False, _problem("conversation_store", f"the conversation store {path} cannot be opened ({exc})",
-                               f"check the permissions of {path}, or restore it from a backup")
-    except sqlite3.DatabaseError as exc:
-        return False, _problem("conversation_store", f"the conversation store {path} is not a usable SQLite database ({exc})",
-                               f"move {path} aside (a new, empty store is created on start) or restore it from a backup")
-    return True, None
+    fault = sqlite_faults.probe(path)
+    if isinstance(fault, StoreDamagedError):
+        return False, store_problem(fault, lang)
+    return True, None  # None, or a writer holding it for a moment: the store works
 
 
 # Server pings run here, never in the request thread pool: a probe must not queue behind chat.
@@ -148,7 +142,7 @@ async def readyz(request: Request) -> JSONResponse:
         "index": check_index(runtime),
         "data_dir": check_data_dir(settings.data_dir),
         "conversation_store": (await check_server_database(runtime) if settings.server_database_url
-                               else check_conversation_store(settings.sqlite_path)),
+                               else check_conversation_store(settings.sqlite_path, request_language(request))),
     }
     if settings.chroma_url:
         results["chroma_server"] = await check_chroma_server(settings.chroma_url)
