@@ -86,7 +86,14 @@ def size_serving_memory(ctx: Context) -> Finding | None:
     if capacity is None:
         if case.subject == "serving_memory":
             return None  # an OOM on a card we cannot size: the diagnosis of a serving OOM answers
-        return _weights_only(ctx, payload, result, works, lang)
+        weights = _weights_only(ctx, payload, result, works, lang)
+        if _usage_reported(case):
+            # "Loading this 7B takes 70 GB, how do I turn the KV cache off?": the engine's reservation is the answer; the
+            # weights the model really needs are its evidence.
+            lead = say("case.serving.by_design_generic", lang, **knobs)
+            points = [say("case.serving.lower_fraction_generic", lang, **knobs) + " [1]", _plain(weights.lead), *weights.points]
+            return Finding("size_serving_memory", lead=lead, points=points, works=works, hits=[hit], verdict="yes", basis=weights.basis)
+        return weights
     if _count_asked(ctx) and not facts.get("tp"):
         counted = _fewest_gpus(ctx, payload, capacity, fraction)
         if counted is not None:
@@ -96,6 +103,15 @@ def size_serving_memory(ctx: Context) -> Finding | None:
             points = [say("case.serving.count_nodes", lang, nodes=math.ceil(gpus / 8))] if gpus > 8 else []
             return Finding("size_serving_memory", lead=lead, points=points, works=[("inference", fitting.work)], hits=[hit], verdict=str(gpus))
     return _budget(ctx, case, facts, result, capacity, tp, fraction, length, knobs, hit, works, lang, of_free=spec["fraction_of"] == "free_after_weights")
+
+
+def _usage_reported(case) -> bool:
+    """The user reports what the engine takes ("takes about 70GB", "显存占到40G") and asks why or what to do about it."""
+    return "usage" in case.mentions("topic") and case.act in ("cause", "none", "procedure", "yes_no")
+
+
+def _plain(text: str) -> str:
+    return text.replace("**", "")
 
 
 def _count_asked(ctx: Context) -> bool:

@@ -56,7 +56,7 @@ def _window(text: str, at: int, length: int) -> str:
 
 
 def read_artefacts(artefacts: list[Artefact]) -> list[Fact]:
-    from service.understanding.case import read_commands, read_configs, read_errors, read_tools  # noqa: F401 — they register readers
+    from service.understanding.case import read_commands, read_configs, read_errors, read_python, read_tools  # noqa: F401 — they register readers
 
     facts: list[Fact] = []
     for artefact in artefacts:
@@ -66,4 +66,6 @@ def read_artefacts(artefacts: list[Artefact]) -> list[Fact]:
                     facts.extend(entry.read(artefact))
                 except (ValueError, TypeError, KeyError, IndexError, RecursionError):
                     continue  # a reader that cannot read this artefact gives nothing; the others still read it
-    return facts
+    # Two readers of one artefact (a Python snippet is read as code and as words) may read the same fact off the same line.
+    unique = {(f.name, repr(f.value), f.line): f for f in reversed(facts)}
+    return [f for f in facts if unique[(f.name, repr(f.value), f.line)] is f]

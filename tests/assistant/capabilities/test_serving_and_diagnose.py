@@ -73,3 +73,19 @@ def test_a_kv_error_with_an_unknown_model_is_diagnosed_not_called_by_design(advi
                           "when initializing the engine.\n```\nHow could that be with enough VRAM?")
     assert "by design" not in lead(answer)
     assert "3984" in answer.answer and "--enable-chunked-prefill" in answer.answer
+
+
+def test_a_pasted_python_engine_that_takes_most_of_the_card_is_answered_as_by_design(advisor) -> None:
+    answer = ask(advisor, "Starting the engine like this:\n```python\nfrom vllm import LLM, SamplingParams\n"
+                          "llm = LLM(\"Qwen/Qwen2.5-7B-Instruct\", max_model_len=8192)\n```\n"
+                          "it takes about 60GB of VRAM on my A100 for a 7B model. Is the KV cache using all that? How can I turn it off?")
+    assert answer.understanding.subject == "serving_job_memory"
+    assert "KV cache" in lead(answer)
+    assert "gpu-memory-utilization" in answer.answer
+
+
+def test_an_engine_that_takes_far_more_than_the_weights_with_no_card_named_is_by_design_with_the_weights_as_evidence(advisor) -> None:
+    answer = ask(advisor, "vllm 跑 Llama-3.1-8B，显存占到了 70 多 G，模型本身才 16G，怎么让它少占点？")
+    assert "设计如此" in lead(answer)
+    assert "--gpu-memory-utilization" in answer.answer
+    assert "仅权重" in answer.answer  # the weights the model really needs, from the inference tool

@@ -104,3 +104,21 @@ def test_a_bad_config_gives_no_facts_and_no_error(catalog) -> None:
 def test_the_zero_stage_said_in_prose_is_the_jobs_unless_it_is_the_question(catalog, text, sharding) -> None:
     got = facts(read_case(text, catalog))
     assert got.get("sharding") == sharding
+
+
+def test_a_python_snippet_that_builds_a_vllm_engine_gives_the_engine_model_and_settings(catalog) -> None:
+    text = ("Memory is much higher than I expected:\n```python\nimport vllm\nengine = vllm.LLM(\n"
+            "    \"mistralai/Mistral-7B-Instruct-v0.3\",\n    tensor_parallel_size=2,\n    max_model_len=16384,\n)\n```")
+    case = read_case(text, catalog)
+    got = facts(case)
+    assert got["engine"] == "vllm" and got["max_model_len"] == 16384 and got["tp"] == 2
+    model = next(f for f in case.facts if f.name == "model")  # the positional argument of the call, read by the Python parser
+    assert model.value == "mistralai/Mistral-7B-Instruct-v0.3" and model.line == 5 and model.parser == "python"
+    assert got["model_id"] == "mistral-7b-v0.3"
+    keys = [(f.name, repr(f.value), f.line) for f in case.facts]
+    assert len(keys) == len(set(keys))  # read as code and as words, each fact once
+
+
+def test_python_that_does_not_parse_gives_no_python_facts(catalog) -> None:
+    case = read_case("this fails:\n```python\nfrom vllm import (LLM\nllm = LLM(model=\n```", catalog)
+    assert not [f for f in case.facts if f.parser == "python"]
