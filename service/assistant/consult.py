@@ -97,8 +97,9 @@ class FitOption:
 
 
 def fit_options(ctx, model_ref: dict, *, gpu: str, gpus: int = 1, serving: bool = False, concurrency: int = 1,
-                context_len: int | None = None) -> list[FitOption]:
-    """Every method (or weight format) on the named GPUs, in order of cost; options the tools refuse are left out."""
+                context_len: int | None = None, seq_len: int | None = None, eight_bit_base: bool = False) -> list[FitOption]:
+    """Every method (or weight format) on the named GPUs, in order of cost; options the tools refuse are left out.
+    seq_len: the training length the user stated; eight_bit_base: they asked about LoRA on an 8-bit base (lora8)."""
     options: list[FitOption] = []
     if serving:
         for fmt in SERVING_FORMATS:
@@ -107,14 +108,32 @@ def fit_options(ctx, model_ref: dict, *, gpu: str, gpus: int = 1, serving: bool 
             if result is not None:
                 options.append(FitOption(fmt, result, result.fit or "fits"))
         return options
-    for method in TRAINING_METHODS:
-        payload = {**model_ref, "task": "fine-tune", "method": method, "gpu": gpu, "gpus": gpus}
+    methods = list(TRAINING_METHODS)
+    if eight_bit_base:
+        methods.insert(methods.index("qlora"), "lora8")  # "LoRA in 8-bit": the base the user asked about, between the two
+    for method in methods:
+        payload = {**model_ref, "task": "fine-tune", "method": "lora" if method == "lora8" else method, "gpu": gpu, "gpus": gpus}
+        if method == "lora8":
+            payload["lora_base_bits"] = 8
+        if seq_len:
+            payload["seq_len"] = seq_len
         if gpus > 1:
             payload["sharding"] = "zero3"
         result, _ = ctx.try_run("training-memory", payload)
         if result is not None:
             options.append(FitOption(method, result, result.fit or "fits"))
     return options
+
+
+def with_checkpointing(ctx, option: FitOption, model_ref: dict, *, gpu: str, gpus: int, seq_len: int | None) -> FitOption | None:
+    """The training option again with full activation checkpointing, when it was sized without it and did not fit."""
+    if option.option not in ("full", "lora", "lora8") or getattr(option.result, "recompute", None) == "full":
+        return None
+    payload = {**model_ref, "task": "fine-tune", "method": "lora" if option.option == "lora8" else option.option, "gpu": gpu, "gpus": gpus,
+               "recompute": "full", **({"lora_base_bits": 8} if option.option == "lora8" else {}), **({"seq_len": seq_len} if seq_len else {}),
+               **({"sharding": "zero3"} if gpus > 1 else {})}
+    result, _ = ctx.try_run("training-memory", payload)
+    return None if result is None else FitOption(option.option, result, result.fit or "fits")
 
 
 def best_fit(options: list[FitOption]) -> FitOption | None:

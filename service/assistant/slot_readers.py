@@ -132,6 +132,10 @@ EN_COUNTS = {
     "fourteen": 14,
     "fifteen": 15,
     "sixteen": 16,
+    # "dual RTX 3090s", "a quad A100 box": how builders and resellers count cards
+    "dual": 2,
+    "twin": 2,
+    "quad": 4,
 }
 EN_COUNT = r"\b(" + "|".join(sorted(EN_COUNTS, key=len, reverse=True)) + r")\b"
 

@@ -317,8 +317,13 @@ CARD_COUNT = re.compile(rf"{NUM}\s*(?:张|块)\s*(?:gpu|卡|显卡)?|{NUM}\s*(?:
 CARD_WORD_COUNT = re.compile(rf"{EN_COUNT}\s+(?:\w+\s+)?(?:gpus|cards|accelerators)\b", I)
 
 
+# "双卡", "2*24G显存", "4x80GB": a count of cards written as a pair or as count × memory per card.
+PAIR_OF_CARDS = re.compile(r"双\s*(?:卡|显卡|gpu)", I)
+COUNT_TIMES_MEMORY = re.compile(r"(?<![\d.])([1-9]\d?)\s*[*x×]\s*\d{1,3}\s*G(?:B|iB)?(?![A-Za-z])", I)
+
+
 def _bare_count(text: str) -> dict:
-    """GPU counts without a GPU type: "8张卡", "with 8 GPUs", "单卡", "a single GPU", "两台8卡"."""
+    """GPU counts without a GPU type: "8张卡", "with 8 GPUs", "单卡", "a single GPU", "两台8卡", "双卡", "2*24G"."""
     pair = NODES_BY_CARDS_NOT_HOURS.search(text)
     if pair and number(pair.group(1)) and number(pair.group(2)):
         return {"nodes": int(number(pair.group(1))), "gpus": int(number(pair.group(1)) * number(pair.group(2)))}
@@ -339,6 +344,11 @@ def _bare_count(text: str) -> dict:
     words = CARD_WORD_COUNT.search(text)  # "eight GPUs", "two A100 cards" (name masked)
     if words and single is None:
         return {"gpus": EN_COUNTS[words.group(1).lower()]}
+    if single is None and PAIR_OF_CARDS.search(text):
+        return {"gpus": 2}
+    times = COUNT_TIMES_MEMORY.search(text)
+    if times and single is None:
+        return {"gpus": int(times.group(1))}
     return {"gpus": 1} if single else {}
 
 

@@ -32,8 +32,9 @@ def fit_question(ctx: Context) -> Draft | None:
     if s.method and serving:
         return None
     gpus = s.gpus or 1
+    eight_bit = not serving and s.weights == "int8" and s.method in (None, "lora")  # "LoRA in 8-bit", "load_in_8bit"
     options = consult.fit_options(ctx, model_ref(ctx), gpu=s.gpu, gpus=gpus, serving=serving, concurrency=s.concurrency or 1,
-                                  context_len=s.context_len)
+                                  context_len=s.context_len, seq_len=None if serving else s.seq_len, eight_bit_base=eight_bit)
     if not options:
         return None
     best = consult.best_fit(options)
@@ -45,10 +46,21 @@ def fit_question(ctx: Context) -> Draft | None:
         return r.per_gpu_total_gib if serving else r.per_gpu.total_gib
 
     label = {o.option: say(f"consult.method.{o.option}", lang) for o in options}
-    asked = next((o for o in options if o.option == s.method), None) if s.method else None
-    if s.method and (asked is None or asked.fit != "does_not_fit"):
+    wanted = "lora8" if eight_bit else s.method
+    asked = next((o for o in options if o.option == wanted), None) if wanted else None
+    if s.method and not eight_bit and (asked is None or asked.fit != "does_not_fit"):
         return None  # the method asked for fits (or could not be computed): the literal answer says so
-    if asked is not None:
+    checkpointed = consult.with_checkpointing(ctx, asked, model_ref(ctx), gpu=s.gpu, gpus=gpus, seq_len=s.seq_len) \
+        if asked is not None and asked.fit == "does_not_fit" and not serving else None
+    if checkpointed is not None and checkpointed.fit == "fits":  # "tight" with checkpointing stays a no: the remedies say how close
+        # "Can I LoRA 13B in 8-bit on my 3090?": it fits once every layer recomputes its activations; that is the answer.
+        lead = say("consult.fit_with_checkpointing", lang, option=label[asked.option], need=num(need(checkpointed)), gpu=gpu.name,
+                   gb=num(gpu.memory_gb), have=num(have), without=num(need(asked)))
+    elif asked is not None and asked.fit != "does_not_fit":
+        # "LoRA in 8-bit on my 3090?": the base asked about fits, and that is the answer.
+        key = "fit_advice.fit_tight" if asked.fit == "tight" else "consult.fit_yes"
+        lead = say(key, lang, option=label[asked.option], need=num(need(asked)), gpu=gpu.name, gb=num(gpu.memory_gb), have=num(have))
+    elif asked is not None:
         # "4090 能全参微调 7B 吗": answer the method asked about first, then what does fit.
         lead = say("consult.fit_asked_no", lang, option=label[asked.option], need=num(need(asked)), gpu=gpu.name, gb=num(gpu.memory_gb), have=num(have))
         if best is not None:

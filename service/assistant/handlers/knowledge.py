@@ -215,7 +215,8 @@ def knowledge_instead_of_repeating(ctx: Context, draft: Draft, previous: dict | 
     answer ("do I need to edit ds_config too?", "can checkpointing cut it further?"): the knowledge answers its own words
     instead of the same card again. When the knowledge has nothing new either, the draft stands."""
     stated = ctx.slots.stated()
-    if not followup.repeats(lead_of(draft), previous, stated):
+    if followup.changes_relatively(ctx.asked()) or not followup.repeats(lead_of(draft), previous, stated):
+        # "如果预算只有一半呢?" with no budget set: the same plan again, with the notice that says why, is the answer.
         return draft
     answer = faq(ctx)
     if not answer.show_sources or followup.repeats(lead_of(answer), previous, stated):
