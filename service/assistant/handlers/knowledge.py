@@ -10,7 +10,7 @@ from service.assistant.compose.fmt import num
 from service.assistant.compose.work import assumptions
 from service.assistant import followup
 from service.assistant.handlers.base import Context, Draft
-from service.assistant.handlers import card_capacity
+from service.assistant.handlers import card_capacity, observed_speed
 from service.assistant.compose.relevance import about_the_question, only_cards, without_spec_cards
 from service.assistant.messages import say
 from service.contract import BulletsBlock, ChecklistBlock, ChecklistStep, LeadBlock, ParagraphBlock
@@ -49,6 +49,9 @@ def passages(ctx: Context, question: str, hits: list, *, limit: int | None = Non
 
 
 def faq(ctx: Context) -> Draft:
+    observed = observed_speed.answer(ctx)  # "A100 推理和 3090 差不多，为什么": the two data sheets explain it, not a passage about versions
+    if observed is not None:
+        return observed
     subject = next((r for r in SUBJECT_RULES if r in ctx.understanding.evidence), None)
     hits = ctx.retrieve(f"{say(f'queries.evidence.{subject}', ctx.lang)} {ctx.text}", k=5) if subject else ctx.retrieve(k=5)
     if not hits:
