@@ -232,3 +232,44 @@ def unavailable(text: str, mentions: list[tuple[str, int, int]]) -> set[str]:
         if _UNAVAILABLE_BEFORE.search(text[max(0, start - 20) : start]) or _UNAVAILABLE_AFTER.search(text[end : end + 30]):
             out.add(gpu_id)
     return out
+
+
+# -- the network the user has -----------------------------------------------------------------------------------------
+# "8 * 100 Gbps NICs", "each node has 8x200G RoCE", "1000 Mbit/s GB NIC", "10 Gbps ethernet", "万兆网卡": the ports per node
+# and each port's Gbit/s, and the fabric's kind. A figure followed by "busbw" or "GB/s" is a measurement, not a port.
+_LINK_UNIT = r"(?:gbps|(?-i:Gb/s)|gbit(?:/s)?|g(?=\s*(?:nic|网卡|roce|ib\b|infiniband|ethernet|以太网|网络|network|port|端口)))"
+_PORTS_TIMES_RATE = re.compile(rf"(?<![\d.])(\d{{1,2}})\s*[*x×]\s*(\d{{1,4}})\s*{_LINK_UNIT}", I)
+_RATE_OF_PORT = re.compile(rf"(?<![\d.])(\d{{1,4}}(?:\.\d+)?)\s*{_LINK_UNIT}\s*(?:\w+\s+){{0,2}}?(?:nics?|网卡|roce|ib\b|infiniband|ethernet|以太网|network|links?|ports?|interfaces?|interface controller)", I)
+_BARE_RATE = re.compile(r"(?<![\d.])(\d{1,4})\s*(?:gbps|(?-i:Gb/s)|gbit/s)", I)  # "over 10 Gbps", in a message about the network
+_NETWORK_WORDS = re.compile(r"nic|网卡|network|网络|communication|通信|inter-?node|between (?:machines|nodes)|机器间|节点间|ethernet|以太网|roce|infiniband", I)
+# "the bandwidth reaches 600Gbps", "测到 300Gb/s": a measured rate in bits, read as busbw in GB/s (÷ 8)
+_MEASURED_GBIT = re.compile(r"(?:reach(?:es|ed)?|gets?|got|measured?|shows?|see|达到|跑到|测到|测出|只有|才)\s*(?:about|around|~|约|到)?\s*(\d{1,4}(?:\.\d+)?)\s*(?:gbps|(?-i:Gb/s)|gbit/s)", I)
+_MBIT_PORT = re.compile(r"(?<![\d.])(\d{2,5})\s*(?:mbit/s|mbps|mb/s)", I)
+_GIGABIT = re.compile(r"\bGB NIC\b|\bgigabit\b|\b1\s?GbE\b|千兆", I)
+_TEN_GIGABIT = re.compile(r"\b10\s?GbE\b|万兆", I)
+_FABRICS = (("roce", re.compile(r"\broce", I)), ("infiniband", re.compile(r"infiniband|\bIB\b|\bNDR\b|\bHDR\b")),
+            ("ethernet", re.compile(r"ethernet|以太网|\bTCP\b|\bGbE\b|千兆|万兆|\bGB NIC\b|gigabit", I)))
+
+
+def network_ports(text: str) -> dict:
+    """{"nic_gbps": Gbit/s per port, "nics_per_node": ports, "fabric": roce | infiniband | ethernet, "measured_busbw_gbps": a
+    rate the user measured in Gbit/s, as GB/s}, what the text states."""
+    out: dict = {}
+    pair = _PORTS_TIMES_RATE.search(text)
+    if pair:
+        out["nics_per_node"], out["nic_gbps"] = int(pair.group(1)), float(pair.group(2))
+    elif (rate := _RATE_OF_PORT.search(text) or (_BARE_RATE.search(text) if _NETWORK_WORDS.search(text) else None)) is not None:
+        out["nic_gbps"] = float(rate.group(1))
+    elif (mbit := _MBIT_PORT.search(text)) is not None and _NETWORK_WORDS.search(text):
+        out["nic_gbps"] = float(mbit.group(1)) / 1000
+    elif _TEN_GIGABIT.search(text):
+        out["nic_gbps"] = 10.0
+    elif _GIGABIT.search(text):
+        out["nic_gbps"] = 1.0
+    fabric = next((name for name, pattern in _FABRICS if pattern.search(text)), None)
+    if fabric:
+        out["fabric"] = fabric
+    measured = _MEASURED_GBIT.search(text)
+    if measured and float(measured.group(1)) != out.get("nic_gbps"):
+        out["measured_busbw_gbps"] = float(measured.group(1)) / 8
+    return out

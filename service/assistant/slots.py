@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict
 from service.assistant.ownership_readers import ownership_figures
 from service.assistant.numbers import ARABIC
 from service.assistant.slot_amounts import NUM, MULT, blank_all, blank_out, budget, data_amounts, deadline, mask_sequence, model_size, number, sequence_length, signed, utilization
-from service.assistant.slot_readers import EN_COUNT, EN_COUNTS, card_by_memory, size_after_name, storage_write_gbps, users_in
+from service.assistant.slot_readers import EN_COUNT, EN_COUNTS, card_by_memory, network_ports, size_after_name, storage_write_gbps, users_in
 from service.assistant.slot_readers import optimizer as read_optimizer
 from service.assistant.slot_readers import price as _price
 from service.assistant.slot_readers import unavailable
@@ -66,6 +66,9 @@ class Slots(BaseModel):
     cloud_price_per_gpu_hour: float | None = None
     card_memory_gb: int | None = None  # "24G显存的卡": a card named by its memory alone; `gpu` holds the catalog stand-in
     storage_write_gbps: float | None = None  # "our NFS writes ~200 MB/s": where checkpoints go, GB/s
+    nic_gbps: float | None = None  # "8 * 100 Gbps NICs", "1000 Mbit/s": one network port's Gbit/s
+    nics_per_node: int | None = None
+    fabric: Literal["roce", "infiniband", "ethernet"] | None = None
     users: int | None = None  # "2,000 daily active users", "日活两万": a user count (how many are in flight is the caller's assumption)
     optimizer: Literal["adamw-8bit", "adafactor", "sgd-momentum"] | None = None  # "with 8-bit Adam": the training-memory tool's optimizer
     # An ownership decision's own figures, in `currency`: the purchase price, running costs a month, depreciation years.
@@ -250,6 +253,7 @@ def extract_slots(text: str, catalog: Catalog) -> Slots:
     if size and "samples_per_second" in slots:
         slots["bytes_per_sample"] = (number(size.group(1)) or 0) * {"kb": 1e3, "kib": 1024, "mb": 1e6, "mib": 2**20}[size.group(2).lower()]
     slots["storage_write_gbps"] = storage_write_gbps(masked)
+    slots.update(network_ports(masked))
     # "9 GB/s busbw over 400G InfiniBand": the reading is the GB/s before the word; 400G after it is the link's rate
     bus = BUSBW_BEFORE_WORD.search(masked) or BUSBW_AFTER_WORD.search(masked)
     if bus and QUESTION_GAP.search(bus.group(1)):

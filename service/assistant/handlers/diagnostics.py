@@ -13,6 +13,7 @@ from service import yaml_files
 from service.assistant.compose import extract, sizing
 from service.assistant.compose.work import assumptions, warnings
 from service.assistant.handlers import diagnosis_tools
+from service.assistant.network import stated_network
 from service.assistant.handlers.base import Context, Draft
 from service.assistant.handlers.knowledge import faq, passages
 from service.assistant.messages import say
@@ -190,7 +191,8 @@ def _bandwidth(ctx: Context, measured: float, parsed: dict | None) -> Draft:
         notes.append(say("diagnostics.assumed_two_nodes", ctx.lang))
     if parsed:
         ctx.record("parse-nccl-tests", {"lines": parsed["rows"]}, parsed)
-    result = ctx.run("nccl-expected", {"gpu": gpu, "gpus": max(gpus, 2), "gpus_per_node": min(max(gpus, 2), 8), "measured_busbw_gbps": measured})
+    result = ctx.run("nccl-expected", {"gpu": gpu, "gpus": max(gpus, 2), "gpus_per_node": min(max(gpus, 2), 8), "measured_busbw_gbps": measured,
+                                       **stated_network(ctx.slots, min(max(gpus, 2), 8))})
     hits = ctx.retrieve(say("queries.nccl_low_busbw", ctx.lang), k=2, topics=["networking", "preflight"])
     passages = extract.select(ctx.text[:300], [h.text for h in hits], max_points=3)
     blocks = [*sizing.blocks(result, ctx.lang, ctx.catalog), *assumptions(notes), *warnings(result.work, ctx.lang)]

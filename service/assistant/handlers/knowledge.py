@@ -9,6 +9,7 @@ from service.assistant.compose.faq_answer import compose_faq
 from service.assistant.compose.fmt import num
 from service.assistant.compose.work import assumptions
 from service.assistant import followup
+from service.assistant.network import stated_network
 from service.assistant.handlers.base import Context, Draft
 from service.assistant.handlers import card_capacity, observed_speed
 from service.assistant.compose.relevance import about_the_question, only_cards, without_spec_cards
@@ -88,7 +89,7 @@ def preflight(ctx: Context) -> Draft:
         assumed.append(say("knowledge.preflight_assumed_gpu", ctx.lang))
     if not s.gpus:
         assumed.append(say("knowledge.preflight_assumed_node", ctx.lang))
-    nccl = ctx.run("nccl-expected", {"gpu": gpu_id, "gpus": max(gpus, 2), "gpus_per_node": per_node})
+    nccl = ctx.run("nccl-expected", {"gpu": gpu_id, "gpus": max(gpus, 2), "gpus_per_node": per_node, **stated_network(ctx.slots, per_node)})
     ckpt = ctx.run("checkpoint", {"model": s.model, "params_b": s.params_b, "gpus": gpus}) if (s.model or s.params_b) else None
     hits = ctx.retrieve(say("queries.preflight", ctx.lang), k=3)
     band = nccl.expected_busbw_gbps

@@ -8,6 +8,7 @@ from service.assistant.compose import fit, sizing
 from service.assistant.compose.fmt import duration, model_label, money, num
 from service.assistant.compose.work import warnings
 from service.assistant.handlers.latency_target import concurrency_lead, latency_estimate
+from service.assistant.network import stated_network
 from service.assistant.handlers.base import Context, Draft, model_ref
 from service.assistant.handlers import card_capacity, expert_sizing, serving_load
 from service.assistant import cues, followup
@@ -319,7 +320,8 @@ def _allreduce(ctx: Context) -> Draft:
 def _nccl(ctx: Context) -> Draft:
     s = ctx.slots
     gpus = max(s.gpus or 8, 2)
-    result = ctx.run("nccl-expected", {"gpu": s.gpu or DEFAULT_GPU, "gpus": gpus, "gpus_per_node": min(gpus, 8), "measured_busbw_gbps": s.measured_busbw_gbps})
+    result = ctx.run("nccl-expected", {"gpu": s.gpu or DEFAULT_GPU, "gpus": gpus, "gpus_per_node": min(gpus, 8), "measured_busbw_gbps": s.measured_busbw_gbps,
+                                       **stated_network(s, min(gpus, 8))})
     return _finish(ctx, result, notes=[] if s.gpu else [say("workload.assumed_gpu", ctx.lang)], topics=["networking", "preflight"],
                    follow=[say("workload.follow_nccl_nodes", ctx.lang)])
 
