@@ -251,6 +251,14 @@ _FABRICS = (("roce", re.compile(r"\broce", I)), ("infiniband", re.compile(r"infi
             ("ethernet", re.compile(r"ethernet|以太网|\bTCP\b|\bGbE\b|千兆|万兆|\bGB NIC\b|gigabit", I)))
 
 
+_TARGET = re.compile(r"(?:upgrad\w*|switch\w*|mov\w*|go(?:ing)?)\s+to\b[^.?!。？]{0,24}$|(?:升级|换成|换到|升到|改成)[^。？?]{0,12}$|\bor\s+$", I)
+
+
+def _first_own(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """The first rate that is the user's link, not the one they consider moving to ("upgrade to a 40G or 100G NIC")."""
+    return next((m for m in pattern.finditer(text) if not _TARGET.search(text[max(0, m.start() - 40):m.start()])), None)
+
+
 def network_ports(text: str) -> dict:
     """{"nic_gbps": Gbit/s per port, "nics_per_node": ports, "fabric": roce | infiniband | ethernet, "measured_busbw_gbps": a
     rate the user measured in Gbit/s, as GB/s}, what the text states."""
@@ -258,7 +266,7 @@ def network_ports(text: str) -> dict:
     pair = _PORTS_TIMES_RATE.search(text)
     if pair:
         out["nics_per_node"], out["nic_gbps"] = int(pair.group(1)), float(pair.group(2))
-    elif (rate := _RATE_OF_PORT.search(text) or (_BARE_RATE.search(text) if _NETWORK_WORDS.search(text) else None)) is not None:
+    elif (rate := _first_own(_RATE_OF_PORT, text) or (_first_own(_BARE_RATE, text) if _NETWORK_WORDS.search(text) else None)) is not None:
         out["nic_gbps"] = float(rate.group(1))
     elif (mbit := _MBIT_PORT.search(text)) is not None and _NETWORK_WORDS.search(text):
         out["nic_gbps"] = float(mbit.group(1)) / 1000
