@@ -7,6 +7,7 @@ the same components with the same configuration.
 
 from __future__ import annotations
 
+import gc
 import logging
 import threading
 from typing import TYPE_CHECKING
@@ -22,6 +23,29 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("advisor.runtime")
 
+_gc_paused_for_start = False
+
+
+def pause_gc_for_start() -> None:
+    """No cyclic garbage collection until a server's start is done (open_index_in_background resumes it).
+
+    A start allocates a few million long-lived objects (modules, classes, compiled patterns, the catalogs, the index's
+    records and jieba's dictionary) and makes almost no garbage, yet the collector kept walking them: about a tenth of
+    the start. Only `advisor serve` pauses it (its process and each of its workers); at ready everything built so far
+    is frozen (gc.freeze: kept out of later collections, which then walk only what requests allocate) and the collector
+    runs again as usual."""
+    global _gc_paused_for_start
+    gc.disable()
+    _gc_paused_for_start = True
+
+
+def resume_gc_after_start() -> None:
+    global _gc_paused_for_start
+    if _gc_paused_for_start:
+        _gc_paused_for_start = False
+        gc.freeze()
+        gc.enable()
+
 
 def single_threaded_blas() -> None:
     """One BLAS thread per process.
@@ -34,6 +58,25 @@ def single_threaded_blas() -> None:
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(limits=1, user_api="blas")
+
+
+def start_loading_encoder(settings: Settings) -> None:
+    """The process's multilingual encoder (its ONNX session) loads on a thread from now, for `advisor serve` to call
+    before it imports the app: creating the session runs mostly outside the GIL, so it overlaps the imports instead of
+    following them. The index's opening then finds it loaded (or waits for it); a failure here is left for that
+    opening to meet again and report."""
+    if settings.embedding_backend != "use-multilingual":
+        return
+
+    def load() -> None:
+        try:
+            from service.retrieval.embeddings import shared_use_multilingual
+
+            shared_use_multilingual()
+        except Exception:  # noqa: BLE001  (open_index loads it again and reports)
+            log.debug("loading the encoder early failed", exc_info=True)
+
+    threading.Thread(target=load, name="advisor-encoder", daemon=True).start()
 
 
 class Runtime:
@@ -101,6 +144,7 @@ class Runtime:
                 log.exception("opening the knowledge index failed")
             finally:
                 self._starting = False
+                resume_gc_after_start()
 
         self._starting = True
         thread = threading.Thread(target=run, name="advisor-index", daemon=True)

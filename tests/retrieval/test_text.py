@@ -54,3 +54,24 @@ def test_term_set_is_the_distinct_tokens_of_a_text() -> None:
     text = "Checkpoints 与 checkpoint 写入 NVMe，checkpoint 间隔"
     assert term_set(text) == frozenset(tokenize(text))
     assert term_set(text) is term_set(text), "kept per text"
+
+
+def test_jiebas_cache_read_as_bytes_gives_the_dictionary_its_own_loading_gives(tmp_path) -> None:
+    import jieba
+
+    from service.retrieval.text import _read_jieba_cache
+
+    reference = jieba.Tokenizer()
+    reference.tmp_dir = str(tmp_path)
+    assert not _read_jieba_cache(reference), "no cache yet: jieba's own initialize() builds it"
+    reference.initialize()  # builds the prefix dictionary and writes tmp_path/jieba.cache
+    fast = jieba.Tokenizer()
+    fast.tmp_dir = str(tmp_path)
+    assert _read_jieba_cache(fast) and fast.initialized
+    assert fast.FREQ == reference.FREQ and fast.total == reference.total
+    text = "训练到一半断电了怎么办，断点续训时如何保存优化器状态"
+    assert list(fast.cut_for_search(text, HMM=False)) == list(reference.cut_for_search(text, HMM=False))
+    (tmp_path / "jieba.cache").write_bytes(b"\x00not marshal")
+    broken = jieba.Tokenizer()
+    broken.tmp_dir = str(tmp_path)
+    assert not _read_jieba_cache(broken) and not broken.initialized, "a damaged cache is left to initialize()"
