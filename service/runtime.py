@@ -125,26 +125,29 @@ class Runtime:
             return self._index
 
     def open_index_in_background(self) -> threading.Thread:
-        """A server's start: the index, the answer pipeline and its router, jieba's dictionary; `ready` when all are in.
+        """A server's start: the index, the answer pipeline and its router; `ready` when all are in, then jieba's dictionary.
 
         Nothing is answered or embedded to warm up: everything is read from what the index stored (retrieval/snapshot_files.py,
-        the BM25 index, the fixed texts' vectors, the router's exemplar matrix). jieba's dictionary loads on its own thread
-        while the encoder's ONNX session loads outside the GIL; a missing fixed-text table (after an ingest) is built after
-        ready (retrieval/fixed_vectors.py)."""
+        the BM25 index, the fixed texts' vectors, the router's exemplar matrix). A missing fixed-text table (after an ingest)
+        is built after ready (retrieval/fixed_vectors.py). jieba's dictionary (0.2-0.3 s, holding the GIL) loads on this
+        thread just after ready: a turn that segments text first waits for it under the tokenizer's lock
+        (retrieval/text.py), so the first turns can be that much slower, and are answered as any later one."""
         from service.retrieval.text import load_dictionary
 
         def run() -> None:
             try:
-                words = threading.Thread(target=load_dictionary, name="advisor-jieba", daemon=True)
-                words.start()
                 self.open_index(background=True)
                 self.prepare_assistant()
-                words.join()
             except Exception:
                 log.exception("opening the knowledge index failed")
+                return
             finally:
                 self._starting = False
                 resume_gc_after_start()
+            try:
+                load_dictionary()
+            except Exception:  # noqa: BLE001  (the first text to segment loads it again and fails there, with its turn)
+                log.exception("loading jieba's dictionary failed")
 
         self._starting = True
         thread = threading.Thread(target=run, name="advisor-index", daemon=True)

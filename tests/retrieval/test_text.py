@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from service.retrieval.text import SNIPPET_CHARS, snippet, tokenize
 
 
@@ -56,22 +58,29 @@ def test_term_set_is_the_distinct_tokens_of_a_text() -> None:
     assert term_set(text) is term_set(text), "kept per text"
 
 
-def test_jiebas_cache_read_as_bytes_gives_the_dictionary_its_own_loading_gives(tmp_path) -> None:
+def test_jiebas_dictionary_loaded_in_chunks_is_the_one_jieba_loads(tmp_path) -> None:
     import jieba
 
-    from service.retrieval.text import _read_jieba_cache
+    from service.retrieval.text import _chunked_cache_path, _load_prefix_dictionary
 
-    reference = jieba.Tokenizer()
-    reference.tmp_dir = str(tmp_path)
-    assert not _read_jieba_cache(reference), "no cache yet: jieba's own initialize() builds it"
-    reference.initialize()  # builds the prefix dictionary and writes tmp_path/jieba.cache
-    fast = jieba.Tokenizer()
-    fast.tmp_dir = str(tmp_path)
-    assert _read_jieba_cache(fast) and fast.initialized
-    assert fast.FREQ == reference.FREQ and fast.total == reference.total
+    def tokenizer() -> jieba.Tokenizer:
+        made = jieba.Tokenizer()
+        made.tmp_dir = str(tmp_path)
+        return made
+
+    reference = tokenizer()
+    reference.initialize()  # jieba's own: builds the prefix dictionary, writes tmp_path/jieba.cache
     text = "训练到一半断电了怎么办，断点续训时如何保存优化器状态"
-    assert list(fast.cut_for_search(text, HMM=False)) == list(reference.cut_for_search(text, HMM=False))
-    (tmp_path / "jieba.cache").write_bytes(b"\x00not marshal")
-    broken = jieba.Tokenizer()
-    broken.tmp_dir = str(tmp_path)
-    assert not _read_jieba_cache(broken) and not broken.initialized, "a damaged cache is left to initialize()"
+    first = tokenizer()
+    _load_prefix_dictionary(first)  # from jieba's cache, writing ours
+    chunked = _chunked_cache_path(first)
+    assert Path(chunked).exists()
+    second = tokenizer()
+    _load_prefix_dictionary(second)  # from ours, in chunks
+    for made in (first, second):
+        assert made.initialized and made.FREQ == reference.FREQ and made.total == reference.total
+        assert list(made.cut_for_search(text, HMM=False)) == list(reference.cut_for_search(text, HMM=False))
+    Path(chunked).write_bytes(b"\x00not marshal")
+    damaged = tokenizer()
+    _load_prefix_dictionary(damaged)  # a damaged cache of ours is written again from jieba's
+    assert damaged.FREQ == reference.FREQ and damaged.total == reference.total
