@@ -89,6 +89,7 @@ class Runtime:
         self._index_error: BaseException | None = None
         self._index_ready = threading.Event()
         self._starting = False  # open_index_in_background's preparation is under way
+        self._started = threading.Event()  # set when that preparation is done (ready, or failed)
         self._lock = threading.Lock()
         # Built now so a misconfigured LLM stops start-up instead of failing every chat request.
         from service.assistant.writer import build_writer
@@ -143,6 +144,7 @@ class Runtime:
                 return
             finally:
                 self._starting = False
+                self._started.set()
                 resume_gc_after_start()
             try:
                 load_dictionary()
@@ -153,6 +155,10 @@ class Runtime:
         thread = threading.Thread(target=run, name="advisor-index", daemon=True)
         thread.start()
         return thread
+
+    def wait_started(self, timeout: float | None = None) -> bool:
+        """Wait until open_index_in_background's preparation is done (ready, or failed), not for what follows it."""
+        return self._started.wait(timeout)
 
     def prepare_assistant(self) -> None:
         """Build the answer pipeline and its router now (the exemplar matrix and out-of-domain thresholds), not in the

@@ -30,11 +30,11 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
         if not runtime.index_ready:
             if runtime.settings.open_index_before_serving:
                 pause_gc_for_start()  # a worker of `advisor serve --workers N` (set by serve only): as serve does for one
-            thread = runtime.open_index_in_background()
+            runtime.open_index_in_background()
             if runtime.settings.open_index_before_serving:
                 # Several workers share one socket: a worker accepts connections only once its start-up is done, so
                 # waiting here means no request meets a worker whose index is still opening (readiness is per worker).
-                await anyio.to_thread.run_sync(thread.join)
+                await anyio.to_thread.run_sync(runtime.wait_started)  # ready (or failed), not jieba's load after it
         yield
         runtime.close()
 
