@@ -9,7 +9,7 @@ export ANONYMIZED_TELEMETRY := False
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install run test bench eval clean
+.PHONY: install bytecode run test bench eval clean
 
 install: $(STAMP)
 
@@ -24,14 +24,20 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps llm-analysis==0.2.2
 	touch $(STAMP)
 
-run: $(STAMP)
+# Bytecode of this checkout's modules: with PYTHONDONTWRITEBYTECODE=1 (the Dockerfile's setting, some shells') nothing
+# writes it, and every `advisor serve` from the source compiled the service again first, about a second of its start
+# (issue 26). An installed package has it already (pip compiles at install).
+bytecode: $(STAMP)
+	$(BIN)/python -m compileall -q service evaluators bench > /dev/null
+
+run: $(STAMP) bytecode
 	$(BIN)/advisor serve --host 127.0.0.1 --port 8000
 
 test: $(STAMP)
 	$(BIN)/ruff check service evaluators bench tests
 	$(BIN)/python -m pytest
 
-bench: $(STAMP)
+bench: $(STAMP) bytecode
 	$(BIN)/python -m bench
 
 # Every evaluation -> reports/eval-<date>/report.md + figures; exits 1 naming any metric below evaluators/gates.yaml.

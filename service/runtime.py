@@ -7,6 +7,7 @@ the same components with the same configuration.
 
 from __future__ import annotations
 
+import gc
 import logging
 import threading
 from typing import TYPE_CHECKING
@@ -22,6 +23,29 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("advisor.runtime")
 
+_gc_paused_for_start = False
+
+
+def pause_gc_for_start() -> None:
+    """No cyclic garbage collection until a server's start is done (open_index_in_background resumes it).
+
+    A start allocates a few million long-lived objects (modules, classes, compiled patterns, the catalogs, the index's
+    records and jieba's dictionary) and makes almost no garbage, yet the collector kept walking them: about a tenth of
+    the start. Only `advisor serve` pauses it (its process and each of its workers); at ready everything built so far
+    is frozen (gc.freeze: kept out of later collections, which then walk only what requests allocate) and the collector
+    runs again as usual."""
+    global _gc_paused_for_start
+    gc.disable()
+    _gc_paused_for_start = True
+
+
+def resume_gc_after_start() -> None:
+    global _gc_paused_for_start
+    if _gc_paused_for_start:
+        _gc_paused_for_start = False
+        gc.freeze()
+        gc.enable()
+
 
 def single_threaded_blas() -> None:
     """One BLAS thread per process.
@@ -36,6 +60,25 @@ def single_threaded_blas() -> None:
     threadpool_limits(limits=1, user_api="blas")
 
 
+def start_loading_encoder(settings: Settings) -> None:
+    """The process's multilingual encoder (its ONNX session) loads on a thread from now, for `advisor serve` to call
+    before it imports the app: creating the session runs mostly outside the GIL, so it overlaps the imports instead of
+    following them. The index's opening then finds it loaded (or waits for it); a failure here is left for that
+    opening to meet again and report."""
+    if settings.embedding_backend != "use-multilingual":
+        return
+
+    def load() -> None:
+        try:
+            from service.retrieval.embeddings import shared_use_multilingual
+
+            shared_use_multilingual()
+        except Exception:  # noqa: BLE001  (open_index loads it again and reports)
+            log.debug("loading the encoder early failed", exc_info=True)
+
+    threading.Thread(target=load, name="advisor-encoder", daemon=True).start()
+
+
 class Runtime:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -46,6 +89,7 @@ class Runtime:
         self._index_error: BaseException | None = None
         self._index_ready = threading.Event()
         self._starting = False  # open_index_in_background's preparation is under way
+        self._started = threading.Event()  # set when that preparation is done (ready, or failed)
         self._lock = threading.Lock()
         # Built now so a misconfigured LLM stops start-up instead of failing every chat request.
         from service.assistant.writer import build_writer
@@ -82,30 +126,39 @@ class Runtime:
             return self._index
 
     def open_index_in_background(self) -> threading.Thread:
-        """A server's start: the index, the answer pipeline and its router, jieba's dictionary; `ready` when all are in.
+        """A server's start: the index, the answer pipeline and its router; `ready` when all are in, then jieba's dictionary.
 
         Nothing is answered or embedded to warm up: everything is read from what the index stored (retrieval/snapshot_files.py,
-        the BM25 index, the fixed texts' vectors, the router's exemplar matrix). jieba's dictionary loads on its own thread
-        while the encoder's ONNX session loads outside the GIL; a missing fixed-text table (after an ingest) is built after
-        ready (retrieval/fixed_vectors.py)."""
+        the BM25 index, the fixed texts' vectors, the router's exemplar matrix). A missing fixed-text table (after an ingest)
+        is built after ready (retrieval/fixed_vectors.py). jieba's dictionary (0.2-0.3 s, holding the GIL) loads on this
+        thread just after ready: a turn that segments text first waits for it under the tokenizer's lock
+        (retrieval/text.py), so the first turns can be that much slower, and are answered as any later one."""
         from service.retrieval.text import load_dictionary
 
         def run() -> None:
             try:
-                words = threading.Thread(target=load_dictionary, name="advisor-jieba", daemon=True)
-                words.start()
                 self.open_index(background=True)
                 self.prepare_assistant()
-                words.join()
             except Exception:
                 log.exception("opening the knowledge index failed")
+                return
             finally:
                 self._starting = False
+                self._started.set()
+                resume_gc_after_start()
+            try:
+                load_dictionary()
+            except Exception:  # noqa: BLE001  (the first text to segment loads it again and fails there, with its turn)
+                log.exception("loading jieba's dictionary failed")
 
         self._starting = True
         thread = threading.Thread(target=run, name="advisor-index", daemon=True)
         thread.start()
         return thread
+
+    def wait_started(self, timeout: float | None = None) -> bool:
+        """Wait until open_index_in_background's preparation is done (ready, or failed), not for what follows it."""
+        return self._started.wait(timeout)
 
     def prepare_assistant(self) -> None:
         """Build the answer pipeline and its router now (the exemplar matrix and out-of-domain thresholds), not in the

@@ -17,7 +17,7 @@ from service.api.routes.widget import install_widget
 from service.api.security import SecurityHeadersMiddleware
 from service.channels.slack import mount_slack
 from service.config import Settings, get_settings
-from service.runtime import Runtime
+from service.runtime import Runtime, pause_gc_for_start
 
 
 def create_app(settings: Settings | None = None, *, runtime: Runtime | None = None) -> FastAPI:
@@ -28,11 +28,13 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
         anyio.to_thread.current_default_thread_limiter().total_tokens = runtime.settings.request_threads
         # The index may need a first ingest; serve /healthz meanwhile and let /readyz say when.
         if not runtime.index_ready:
-            thread = runtime.open_index_in_background()
+            if runtime.settings.open_index_before_serving:
+                pause_gc_for_start()  # a worker of `advisor serve --workers N` (set by serve only): as serve does for one
+            runtime.open_index_in_background()
             if runtime.settings.open_index_before_serving:
                 # Several workers share one socket: a worker accepts connections only once its start-up is done, so
                 # waiting here means no request meets a worker whose index is still opening (readiness is per worker).
-                await anyio.to_thread.run_sync(thread.join)
+                await anyio.to_thread.run_sync(runtime.wait_started)  # ready (or failed), not jieba's load after it
         yield
         runtime.close()
 

@@ -27,6 +27,9 @@ def serve(
     workers: int = typer.Option(None, help="Worker processes (default from ADVISOR_WORKERS; 0 or unset: one per CPU core).", min=0, max=64),
 ) -> None:
     """Start the REST API (OpenAPI docs at /docs)."""
+    from service.runtime import pause_gc_for_start, resume_gc_after_start
+
+    pause_gc_for_start()  # until the start is done (service/runtime.py): the imports and the index's opening below
     import os
     import shutil
     import tempfile
@@ -44,9 +47,14 @@ def serve(
     log_config = configure_logging(settings.log_level, settings.log_format, log_content=settings.log_content)
     count = workers if workers is not None else settings.workers
     count = count or os.cpu_count() or 1
+    if count > 1:
+        resume_gc_after_start()  # this supervisor opens no index; each worker pauses its own (api/app.py)
     # Several workers are shared-nothing processes over the same data dir: uvicorn spawns them from an import
     # string, each builds its own app (and opens its own index; ingest.py's file lock lets only one ingest at a time).
     if count == 1:
+        from service.runtime import start_loading_encoder
+
+        start_loading_encoder(settings)  # while the app's modules are imported (service/runtime.py)
         from service.api.app import create_app
 
         target = create_app(settings)

@@ -12,14 +12,15 @@ from functools import lru_cache
 
 import typer
 from pydantic import BaseModel, ValidationError
-from rich.console import Console
-from rich.table import Table
 
 from service.cli.errors import exit_on_input_error
 from service.errors import InputError
 from service.i18n import problems_from_errors
 from service.sizing import SizingTool, all_tools
 from service.sizing.compute import Band
+
+if typing.TYPE_CHECKING:
+    from rich.console import Console
 
 size_app = typer.Typer(help="Run a sizing calculator (see `advisor size TOOL --help`).", no_args_is_help=True)
 
@@ -108,6 +109,9 @@ def _num(x: float) -> str:
 
 
 def render(result: BaseModel, console: Console | None = None) -> None:
+    from rich.console import Console  # here: `advisor serve` registers these commands but never draws a table
+    from rich.table import Table
+
     console = console or Console()
     table = Table(title=getattr(result, "tool", "result"), show_header=False, title_justify="left")
     table.add_column("field", style="bold")

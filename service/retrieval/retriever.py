@@ -7,9 +7,12 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field
 
+from service.retrieval.embeddings import register_langchain
 from service.retrieval.index import KnowledgeIndex
 from service.retrieval.models import SearchMode
 from service.retrieval.validation import validate_query
+
+register_langchain()  # the index's encoders, as LangChain Embeddings for the same pipelines
 
 
 class KnowledgeRetriever(BaseRetriever):

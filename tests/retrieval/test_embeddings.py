@@ -8,11 +8,12 @@ from langchain_core.embeddings import Embeddings
 
 from service.config import Settings
 from service.retrieval import ingest, open_index
-from service.retrieval.embeddings import SentenceTransformerEmbeddings, UseMultilingualEmbeddings, embedder_identity
+from service.retrieval.embeddings import SentenceTransformerEmbeddings, UseMultilingualEmbeddings, embedder_identity, register_langchain
 from tests.retrieval.conftest import small_catalog
 
 
 def test_use_multilingual_aligns_chinese_and_english() -> None:
+    register_langchain()  # what the LangChain adapters call (retriever.py): the server's start does not import LangChain
     embedder = UseMultilingualEmbeddings()
     assert isinstance(embedder, Embeddings)
     vectors = np.array(embedder.embed_documents(["显存带宽是多少", "What is the memory bandwidth", "断点续训的流程"]))
@@ -25,6 +26,7 @@ def test_use_multilingual_aligns_chinese_and_english() -> None:
 
 @pytest.mark.slow
 def test_sentence_transformers_backend_and_switching_forces_a_rebuild(small_settings: Settings) -> None:
+    register_langchain()
     embedder = SentenceTransformerEmbeddings()
     assert isinstance(embedder, Embeddings)
     [vector] = embedder.embed_documents(["checkpoint the optimizer state"])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from service.retrieval.text import SNIPPET_CHARS, snippet, tokenize
 
 
@@ -54,3 +56,31 @@ def test_term_set_is_the_distinct_tokens_of_a_text() -> None:
     text = "Checkpoints 与 checkpoint 写入 NVMe，checkpoint 间隔"
     assert term_set(text) == frozenset(tokenize(text))
     assert term_set(text) is term_set(text), "kept per text"
+
+
+def test_jiebas_dictionary_loaded_in_chunks_is_the_one_jieba_loads(tmp_path) -> None:
+    import jieba
+
+    from service.retrieval.text import _chunked_cache_path, _load_prefix_dictionary
+
+    def tokenizer() -> jieba.Tokenizer:
+        made = jieba.Tokenizer()
+        made.tmp_dir = str(tmp_path)
+        return made
+
+    reference = tokenizer()
+    reference.initialize()  # jieba's own: builds the prefix dictionary, writes tmp_path/jieba.cache
+    text = "训练到一半断电了怎么办，断点续训时如何保存优化器状态"
+    first = tokenizer()
+    _load_prefix_dictionary(first)  # from jieba's cache, writing ours
+    chunked = _chunked_cache_path(first)
+    assert Path(chunked).exists()
+    second = tokenizer()
+    _load_prefix_dictionary(second)  # from ours, in chunks
+    for made in (first, second):
+        assert made.initialized and made.FREQ == reference.FREQ and made.total == reference.total
+        assert list(made.cut_for_search(text, HMM=False)) == list(reference.cut_for_search(text, HMM=False))
+    Path(chunked).write_bytes(b"\x00not marshal")
+    damaged = tokenizer()
+    _load_prefix_dictionary(damaged)  # a damaged cache of ours is written again from jieba's
+    assert damaged.FREQ == reference.FREQ and damaged.total == reference.total

@@ -30,7 +30,7 @@ router = APIRouter(tags=["health"])
 
 @router.get("/healthz")
 async def healthz() -> dict[str, str]:
-    """The process is up."""
+    """The process is up (answered from the moment the socket is bound, while the start is still under way)."""
     return {"status": "ok"}
 
 
@@ -131,6 +131,11 @@ async def check_rate_limit_storage(url: str) -> tuple[bool, dict[str, Any] | Non
 @router.get("/readyz")
 async def readyz(request: Request) -> JSONResponse:
     """Ready to answer: catalogs loaded, knowledge index open, conversation store and data directory usable.
+
+    "index" is ready only when a chat turn can be answered from what is in memory: the index open and the start's
+    preparation done, the answer pipeline and its router built (Runtime.ready, service/runtime.py). Nothing is loaded
+    lazily behind that except jieba's dictionary, which loads just after ready: a turn that needs it meanwhile waits for
+    it (a few tenths of a second) and is answered as any later turn is.
 
     Each failing part is named with what went wrong and, for a permanent fault, how to repair it. A shared rate-limit
     storage that is down is named too, but only degrades the answer (200, "degraded"): requests are let through meanwhile.
