@@ -20,7 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.bench_load import _pct, _serve, _stop, _wait_ready
+from bench.bench_load import _pct
+from bench.serving import serve, stop, wait_ready
 
 SECONDS = float(os.environ.get("BENCH_HOSTILE_SECONDS", "30"))
 HOSTILE_CLIENTS = 20
@@ -121,16 +122,16 @@ def run() -> list[tuple[str, str, str]]:
         settings = Settings(data_dir=data_dir, environment="test")
         ingest(settings, default_catalog(settings.knowledge_dir))
         rows += _in_process(data_dir)
-        server, url = _serve(data_dir, WORKERS, memo=False)
+        server, url = serve(data_dir, WORKERS, ADVISOR_ANSWER_MEMO_SIZE="0")
         try:
-            asyncio.run(_wait_ready(url, server, WORKERS))
+            wait_ready(url, server, WORKERS)
             hostile = [item.message for item in generate()]
             asyncio.run(_served(url, 5, hostile))  # warm-up: every worker has loaded, compiled and embedded
             quiet = asyncio.run(_served(url, min(SECONDS, 10), []))
             crowded = asyncio.run(_served(url, min(SECONDS, 10), list(ORDINARY)))
             busy = asyncio.run(_served(url, SECONDS, hostile))
         finally:
-            _stop(server)
+            stop(server)
     for name, result in (("alone", quiet), (f"beside {HOSTILE_CLIENTS} ordinary clients", crowded),
                          (f"beside {HOSTILE_CLIENTS} hostile clients", busy)):
         ordinary, probes = result["ordinary"], result["probes"]
