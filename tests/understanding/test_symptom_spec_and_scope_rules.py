@@ -160,3 +160,16 @@ def test_gpus_being_out_of_stock_is_not_finance(understander):
 )
 def test_a_learner_without_budget_gets_a_recommendation_not_a_break_even(understander, text):
     _check(understander, text, "recommend", "learner_without_budget")
+
+
+@pytest.mark.parametrize("text", [
+    "We trained our radiance-field model on an A100 for 3 hours and it renders at only 90 FPS; the paper reports far faster. How do we get there?",
+    "在 A100 上训练 3D 高斯模型要好几个小时，渲染帧率只有 90，论文里快得多，怎么复现？",
+])
+def test_a_model_the_user_trains_is_in_scope_even_when_it_renders_frames(understander, text: str) -> None:
+    assert understander.understand(text).intent != "out_of_scope"
+
+
+@pytest.mark.parametrize("text", ["which gaming laptop gets the most fps in fortnite?", "打游戏帧率高的显卡推荐一个"])
+def test_gaming_frame_rates_stay_out_of_scope(understander, text: str) -> None:
+    assert understander.understand(text).intent == "out_of_scope"
