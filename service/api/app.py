@@ -17,7 +17,7 @@ from service.api.routes.widget import install_widget
 from service.api.security import SecurityHeadersMiddleware
 from service.channels.slack import mount_slack
 from service.config import Settings, get_settings
-from service.runtime import Runtime, pause_gc_for_start
+from service.runtime import Runtime, pause_gc_for_start, responsive_event_loop
 
 
 def create_app(settings: Settings | None = None, *, runtime: Runtime | None = None) -> FastAPI:
@@ -26,6 +26,7 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         anyio.to_thread.current_default_thread_limiter().total_tokens = runtime.settings.request_threads
+        responsive_event_loop()  # probes answer while turns compute (service/runtime.py)
         # The index may need a first ingest; serve /healthz meanwhile and let /readyz say when.
         if not runtime.index_ready:
             if runtime.settings.open_index_before_serving:

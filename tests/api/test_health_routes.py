@@ -98,3 +98,20 @@ def test_probes_answer_while_every_worker_thread_is_busy(data_dir_with_index) ->
         finally:
             release.set()
             blocker.join(30)
+
+
+def test_a_served_app_lets_its_event_loop_take_the_gil_back_quickly(tmp_path) -> None:
+    # Probes answered while CPU-bound turns run in threads wait for the GIL at each step: the served app shortens
+    # the switch interval (service/runtime.responsive_event_loop), measured against hostile load in bench_hostile.
+    import sys
+
+    from service.runtime import PROBE_SWITCH_INTERVAL
+
+    before = sys.getswitchinterval()
+    try:
+        sys.setswitchinterval(0.005)
+        with client_for(Settings(data_dir=tmp_path, environment="test"))[0] as client:
+            client.get("/healthz")
+            assert sys.getswitchinterval() == PROBE_SWITCH_INTERVAL < 0.005
+    finally:
+        sys.setswitchinterval(before)
