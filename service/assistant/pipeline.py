@@ -32,7 +32,7 @@ from service.assistant.changes import note_changes
 from service.assistant.capabilities import answer_case
 from service.assistant.compose.work import work_block
 from service.assistant.grounding import check
-from service.assistant.handlers import HANDLERS
+from service.assistant.handlers import HANDLERS, answer_finding
 from service.assistant.handlers.base import Cancelled, Context, Draft, Searcher
 from service.assistant.handlers.knowledge import knowledge_instead_of_asking, knowledge_instead_of_repeating, lead_of
 from service.assistant.event_stream import EventStream
@@ -320,7 +320,7 @@ class Assistant:
         try:
             # A case a capability answers (a pasted OOM, a serving engine's KV error, another error signature, a pasted job's
             # memory question) is answered from its facts; everything else by the intent's handler.
-            draft = answer_case(ctx)
+            draft = answer_case(ctx) or answer_finding(ctx)
             if draft is not None:
                 return draft
             return knowledge_instead_of_asking(ctx, HANDLERS[self.understander.handler(ctx.understanding.intent)](ctx))

@@ -13,6 +13,7 @@ from service.assistant.handlers.spec import spec
 from service.assistant.handlers.rent_or_buy import cloud_vs_onprem
 from service.assistant.handlers.recommendation import recommend
 from service.assistant.handlers.workload import sizing_answer
+from service.assistant.handlers import observed_speed, slow_network
 
 HANDLERS: dict[str, Callable[[Context], Draft]] = {
     "faq": faq,
@@ -30,3 +31,16 @@ HANDLERS: dict[str, Callable[[Context], Draft]] = {
     "smalltalk": smalltalk,
     "out_of_scope": out_of_scope,
 }
+
+
+# Findings that answer a case whatever intent it was routed to (two GPUs measured as equally fast; a slow link between
+# training machines): tried in order after the capabilities and before the intent's handler; each returns None when
+# it does not apply. A new one is one entry here.
+FINDINGS: tuple[Callable[[Context], Draft | None], ...] = (observed_speed.answer, slow_network.answer)
+NO_FINDINGS = ("out_of_scope", "smalltalk")
+
+
+def answer_finding(ctx: Context) -> Draft | None:
+    if ctx.understanding.intent in NO_FINDINGS:
+        return None
+    return next((draft for finding in FINDINGS if (draft := finding(ctx)) is not None), None)

@@ -13,7 +13,6 @@ from service.assistant import claim_checks
 from service.assistant.compose import extract, sizing
 from service.assistant.compose.work import assumptions, warnings
 from service.assistant.handlers.base import Context, Draft
-from service.assistant.handlers import observed_speed
 from service.assistant.handlers.fit_questions import fit_question
 from service.assistant.handlers.knowledge import faq
 from service.assistant.messages import say
@@ -21,9 +20,6 @@ from service.contract import BulletsBlock, Clarification, LeadBlock, NoticeBlock
 
 
 def claim_check(ctx: Context) -> Draft:
-    observed = observed_speed.answer(ctx)  # the user's own measurement that two cards run alike is a finding to explain, not a claim
-    if observed is not None:
-        return observed
     kind = claim_checks.classify(ctx.text, ctx.slots, ctx.catalog)
     if kind is None and ctx.understanding.context:
         # "and with two of them?" after a claim: the claim's own numbers are in the question it follows; the

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from service.assistant.compose import extract, sizing
 from service.assistant.compose.fmt import big, duration, link_name, memory_bandwidth, model_label, money, num
-from service.assistant.handlers import card_capacity, observed_speed
+from service.assistant.handlers import card_capacity
 from service.assistant.handlers.base import Context, Draft, model_ref
 from service.assistant.messages import say
 from service.contract import BulletsBlock, LeadBlock, NoticeBlock, ParagraphBlock, TableBlock, TableCell, TableColumn
@@ -82,9 +82,6 @@ def _cost_text(c: Contender, lang: str) -> str:
 
 
 def compare(ctx: Context) -> Draft:
-    observed = observed_speed.answer(ctx)  # "we measured both and the A100 is no faster, why?": not a purchase verdict
-    if observed is not None:
-        return observed
     ids = list(dict.fromkeys(ctx.slots.compare_gpus or [ctx.slots.gpu or DEFAULT_GPU]))[:MAX_GPUS]
     specs = [_spec(ctx, gpu_id) for gpu_id in ids]
     base = specs[-1]

@@ -127,11 +127,7 @@ def diagnostics(ctx: Context) -> Draft:
     measured = (nccl and (nccl["peak_busbw_gbps"] or nccl["avg_busbw_gbps"])) or ctx.slots.measured_busbw_gbps
     if measured:
         return _bandwidth(ctx, measured, nccl)
-    from service.assistant.handlers import slow_card, slow_network
-
-    network = slow_network.answer(ctx)  # "our 1 Gbit/s NIC, is an upgrade necessary?": the all-reduce at that speed decides
-    if network is not None:
-        return network
+    from service.assistant.handlers import slow_card
 
     slow = slow_card.answer(ctx)  # "my 4090 trains at only 40 TFLOPS": precision, batch, loader, compile, profile
     if slow is not None:

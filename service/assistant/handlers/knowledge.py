@@ -11,7 +11,7 @@ from service.assistant.compose.work import assumptions
 from service.assistant import followup
 from service.assistant.network import stated_network
 from service.assistant.handlers.base import Context, Draft
-from service.assistant.handlers import card_capacity, observed_speed, slow_network
+from service.assistant.handlers import card_capacity
 from service.assistant.compose.relevance import about_the_question, only_cards, without_spec_cards
 from service.assistant.messages import say
 from service.contract import BulletsBlock, ChecklistBlock, ChecklistStep, LeadBlock, ParagraphBlock
@@ -50,12 +50,6 @@ def passages(ctx: Context, question: str, hits: list, *, limit: int | None = Non
 
 
 def faq(ctx: Context) -> Draft:
-    observed = observed_speed.answer(ctx)  # "A100 推理和 3090 差不多，为什么": the two data sheets explain it, not a passage about versions
-    if observed is not None:
-        return observed
-    network = slow_network.answer(ctx)  # "our machines talk over 1 GbE, is upgrading worth it?": the all-reduce at that speed decides
-    if network is not None:
-        return network
     subject = next((r for r in SUBJECT_RULES if r in ctx.understanding.evidence), None)
     hits = ctx.retrieve(f"{say(f'queries.evidence.{subject}', ctx.lang)} {ctx.text}", k=5) if subject else ctx.retrieve(k=5)
     if not hits:
